@@ -1,0 +1,293 @@
+//! The game state the search works on: a shakmaty position per ply, its
+//! Zobrist key, and the history needed for repetition detection.
+//!
+//! `push`/`pop` is the one make/unmake interface; every change of position
+//! in the search goes through it, so incremental state (the key now, the NNUE
+//! accumulators later) is updated in a single place.
+
+pub mod perft;
+pub mod zobrist;
+
+use std::fmt;
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
+
+/// One ply of the game or search: the position and how it was reached.
+#[derive(Clone)]
+struct Ply {
+    pos: Chess,
+    key: u64,
+    /// The move that led here (`None` at the start and after a null move).
+    last_move: Option<Move>,
+}
+
+/// Why a FEN or a move given to the board was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoardError {
+    Fen(String),
+    Move(String),
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError::Fen(msg) => write!(f, "invalid FEN: {msg}"),
+            BoardError::Move(msg) => write!(f, "invalid move: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+#[derive(Clone)]
+pub struct Board {
+    plies: Vec<Ply>,
+    /// Index in `plies` of the position the current search started from.
+    search_root: usize,
+    castling_mode: CastlingMode,
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Board::from_position(Chess::default(), CastlingMode::Standard)
+    }
+}
+
+impl Board {
+    pub fn from_position(pos: Chess, castling_mode: CastlingMode) -> Board {
+        let key = zobrist::key_of(&pos);
+        Board { plies: vec![Ply { pos, key, last_move: None }], search_root: 0, castling_mode }
+    }
+
+    /// Parses a FEN. Chess960 castling rights (Shredder or X-FEN) are accepted
+    /// when `chess960` is set.
+    pub fn from_fen(fen: &str, chess960: bool) -> Result<Board, BoardError> {
+        let fen: Fen = fen.trim().parse().map_err(|e| BoardError::Fen(format!("{e}")))?;
+        let mode = if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+        let pos: Chess = fen.into_position(mode).map_err(|e| BoardError::Fen(format!("{e}")))?;
+        Ok(Board::from_position(pos, mode))
+    }
+
+    pub fn fen(&self) -> String {
+        Fen::from_position(self.pos(), EnPassantMode::Legal).to_string()
+    }
+
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.castling_mode
+    }
+
+    pub fn pos(&self) -> &Chess {
+        &self.current().pos
+    }
+
+    pub fn key(&self) -> u64 {
+        self.current().key
+    }
+
+    pub fn turn(&self) -> Color {
+        self.pos().turn()
+    }
+
+    pub fn in_check(&self) -> bool {
+        self.pos().is_check()
+    }
+
+    /// The move that led to the position `plies_ago` plies back (0 = the
+    /// last move), if there was one.
+    pub fn move_before(&self, plies_ago: usize) -> Option<Move> {
+        let len = self.plies.len();
+        if plies_ago + 1 >= len {
+            return None;
+        }
+        self.plies[len - 1 - plies_ago].last_move
+    }
+
+    /// Number of plies played since the search root.
+    pub fn search_ply(&self) -> usize {
+        self.plies.len() - 1 - self.search_root
+    }
+
+    /// Marks the current position as the root of a search.
+    pub fn set_search_root(&mut self) {
+        self.search_root = self.plies.len() - 1;
+    }
+
+    /// Parses a move in UCI notation and checks that it is legal here.
+    pub fn parse_uci_move(&self, text: &str) -> Result<Move, BoardError> {
+        let uci: UciMove = text.parse().map_err(|_| BoardError::Move(format!("'{text}' is not UCI notation")))?;
+        uci.to_move(self.pos()).map_err(|_| BoardError::Move(format!("'{text}' is illegal in {}", self.fen())))
+    }
+
+    pub fn uci(&self, m: Move) -> String {
+        m.to_uci(self.castling_mode).to_string()
+    }
+
+    /// Plays a legal move.
+    pub fn push(&mut self, m: Move) {
+        let before = self.current();
+        let mut pos = before.pos.clone();
+        pos.play_unchecked(m);
+        let key = zobrist::key_after(before.key, &before.pos, m, &pos);
+        self.plies.push(Ply { pos, key, last_move: Some(m) });
+    }
+
+    /// Passes the move to the opponent (for null-move pruning). Returns false,
+    /// playing nothing, when that is not a legal position (side to move in check).
+    pub fn push_null(&mut self) -> bool {
+        let before = self.current();
+        let Ok(pos) = before.pos.clone().swap_turn() else {
+            return false;
+        };
+        let ep = |p: &Chess| {
+            p.ep_square(EnPassantMode::Legal).map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
+        };
+        let key = before.key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep(&before.pos) ^ ep(&pos);
+        self.plies.push(Ply { pos, key, last_move: None });
+        true
+    }
+
+    /// Takes back the last `push` or `push_null`.
+    pub fn pop(&mut self) {
+        debug_assert!(self.plies.len() > 1, "pop past the first position");
+        if self.plies.len() > 1 {
+            self.plies.pop();
+        }
+    }
+
+    /// Forgets the moves before the current position (keeping what repetition
+    /// detection needs is the caller's choice: this drops everything).
+    pub fn truncate_history(&mut self) {
+        let last = self.plies.pop().expect("board always holds a position");
+        self.plies.clear();
+        self.plies.push(Ply { last_move: None, ..last });
+        self.search_root = 0;
+    }
+
+    /// True when the position is drawn by the fifty-move rule, insufficient
+    /// material, or repetition. Inside the search tree one repetition is
+    /// enough; positions from before the root must have occurred twice.
+    pub fn is_draw(&self) -> bool {
+        let pos = self.pos();
+        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+            return true;
+        }
+        pos.is_insufficient_material() || self.is_repetition()
+    }
+
+    fn is_repetition(&self) -> bool {
+        let last = self.plies.len() - 1;
+        let key = self.plies[last].key;
+        let reversible = self.pos().halfmoves() as usize;
+        let mut seen_before_root = 0;
+        let mut i = last;
+        let mut back = 2;
+        while back <= reversible && i >= 2 {
+            i -= 2;
+            if self.plies[i].key == key {
+                if i >= self.search_root {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root == 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// True if the side to move has any piece other than king and pawns
+    /// (the zugzwang guard for null-move pruning).
+    pub fn has_non_pawn_material(&self) -> bool {
+        let pos = self.pos();
+        let ours = pos.us();
+        let board = pos.board();
+        (ours & !(board.by_role(Role::Pawn) | board.by_role(Role::King))).any()
+    }
+
+    fn current(&self) -> &Ply {
+        self.plies.last().expect("board always holds a position")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incremental_key_matches_scratch_along_random_games() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ];
+        for fen in fens {
+            for _ in 0..40 {
+                let mut board = Board::from_fen(fen, false).unwrap();
+                for _ in 0..60 {
+                    let moves = board.pos().legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    board.push(moves[(rng % moves.len() as u64) as usize]);
+                    assert_eq!(board.key(), zobrist::key_of(board.pos()), "{}", board.fen());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn null_move_key_matches_scratch() {
+        let mut board =
+            Board::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/5N2/PPPP1PPP/RNBQKB1R b KQkq e3 0 3", false).unwrap();
+        assert!(board.push_null());
+        assert_eq!(board.key(), zobrist::key_of(board.pos()));
+        board.pop();
+        assert_eq!(board.key(), zobrist::key_of(board.pos()));
+    }
+
+    #[test]
+    fn repetition_inside_search_is_a_draw_and_before_root_needs_two() {
+        let mut board = Board::default();
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        for m in shuffle {
+            let m = board.parse_uci_move(m).unwrap();
+            board.push(m);
+        }
+        // Start position seen twice, one occurrence before the root.
+        board.set_search_root();
+        assert!(!board.is_draw(), "a single earlier occurrence is not yet a draw");
+        for m in shuffle {
+            let m = board.parse_uci_move(m).unwrap();
+            board.push(m);
+        }
+        assert!(board.is_draw(), "repeated inside the search tree");
+    }
+
+    #[test]
+    fn fifty_moves_and_bare_kings_are_draws() {
+        assert!(Board::from_fen("8/8/4k3/8/8/3K4/8/8 w - - 0 1", false).unwrap().is_draw());
+        assert!(Board::from_fen("8/8/4k3/8/8/3K4/7R/8 w - - 100 90", false).unwrap().is_draw());
+        assert!(!Board::from_fen("8/8/4k3/8/8/3K4/7R/8 w - - 99 90", false).unwrap().is_draw());
+        // Mate delivered on the 100th half-move stands.
+        assert!(!Board::from_fen("7k/7R/6K1/8/8/8/8/8 b - - 100 90", false).unwrap().is_draw());
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        assert!(Board::from_fen("not a fen", false).is_err());
+        assert!(Board::from_fen("8/8/8/8/8/8/8/8 w - - 0 1", false).is_err());
+        let board = Board::default();
+        assert!(board.parse_uci_move("e2e5").is_err());
+        assert!(board.parse_uci_move("zz").is_err());
+    }
+}

@@ -1,0 +1,76 @@
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use tessera::board::{Board, perft};
+
+#[derive(Parser)]
+#[command(name = "tessera", version, about = "A UCI chess engine with an NNUE evaluation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Search a fixed set of positions; the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Search depth for every position.
+        #[arg(default_value_t = tessera::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
+        depth: i32,
+    },
+    /// Count the leaf nodes of the legal move tree.
+    Perft {
+        /// Depth in plies.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=12))]
+        depth: u32,
+        /// Start position (default: the standard start); Chess960 castling rights are accepted.
+        fen: Option<String>,
+        /// Print the count below each legal move.
+        #[arg(long)]
+        divide: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            tessera::uci::run_stdio();
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::Bench { depth }) => {
+            let report = tessera::bench::run(depth, |i, fen, nodes| {
+                eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
+            });
+            println!("{} nodes {} nps", report.nodes, report.nps);
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::Perft { depth, fen, divide }) => {
+            let board = match fen.as_deref() {
+                None => Board::default(),
+                // Standard FENs parse the same in Chess960 mode; it also takes Shredder castling.
+                Some(fen) => match Board::from_fen(fen, true) {
+                    Ok(board) => board,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            let start = std::time::Instant::now();
+            let nodes = if divide {
+                let rows = perft::divide(&board, depth);
+                for (m, n) in &rows {
+                    println!("{m}: {n}");
+                }
+                rows.iter().map(|(_, n)| n).sum()
+            } else {
+                perft::perft(board.pos(), depth)
+            };
+            let secs = start.elapsed().as_secs_f64().max(1e-6);
+            println!("{nodes} nodes {} nps", (nodes as f64 / secs) as u64);
+            ExitCode::SUCCESS
+        }
+    }
+}

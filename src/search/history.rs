@@ -1,0 +1,163 @@
+//! Move-ordering statistics learned during the search: butterfly history,
+//! capture history, continuation history, killers and counter moves.
+
+use shakmaty::{Color, Move, Piece, Square};
+
+use super::score::MAX_PLY;
+
+/// Histories saturate at this magnitude ("gravity" update).
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// Index of a coloured piece: 0..12.
+pub fn piece_index(piece: Piece) -> usize {
+    piece.color as usize * 6 + piece.role as usize - 1
+}
+
+fn gravity(entry: &mut i16, bonus: i32) {
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let current = *entry as i32;
+    *entry = (current + bonus - current * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// Bonus for a move that caused a cutoff at `depth`.
+pub fn bonus(depth: i32) -> i32 {
+    (170 * depth - 100).min(1_800)
+}
+
+/// A (piece, destination) pair: what continuation history is keyed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceTo {
+    pub piece: usize,
+    pub to: usize,
+}
+
+impl PieceTo {
+    pub fn of(color: Color, m: Move) -> PieceTo {
+        let to = match m {
+            // Castling is stored as the king's real destination.
+            Move::Castle { king, rook } => shakmaty::CastlingSide::from_queen_side(rook < king).king_to(color),
+            _ => m.to(),
+        };
+        PieceTo { piece: piece_index(m.role().of(color)), to: to as usize }
+    }
+}
+
+pub struct Histories {
+    /// [colour][from][to]
+    butterfly: Vec<i16>,
+    /// [moved piece][to][captured role]
+    capture: Vec<i16>,
+    /// [previous piece][previous to][piece][to]
+    continuation: Vec<i16>,
+    /// [previous piece][previous to]
+    counter: Vec<Option<Move>>,
+    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+}
+
+impl Default for Histories {
+    fn default() -> Self {
+        Histories {
+            butterfly: vec![0; 2 * 64 * 64],
+            capture: vec![0; 12 * 64 * 6],
+            continuation: vec![0; 12 * 64 * 12 * 64],
+            counter: vec![None; 12 * 64],
+            killers: [[None; 2]; MAX_PLY + 1],
+        }
+    }
+}
+
+fn butterfly_index(color: Color, m: Move) -> usize {
+    let from = m.from().unwrap_or(Square::A1) as usize;
+    color as usize * 4096 + from * 64 + m.to() as usize
+}
+
+fn capture_index(color: Color, m: Move) -> usize {
+    let captured = m.capture().map_or(0, |r| r as usize - 1);
+    (piece_index(m.role().of(color)) * 64 + m.to() as usize) * 6 + captured
+}
+
+fn continuation_index(prev: PieceTo, cur: PieceTo) -> usize {
+    ((prev.piece * 64 + prev.to) * 12 + cur.piece) * 64 + cur.to
+}
+
+impl Histories {
+    pub fn clear(&mut self) {
+        *self = Histories::default();
+    }
+
+    pub fn quiet_score(&self, color: Color, m: Move, prev: [Option<PieceTo>; 2]) -> i32 {
+        let cur = PieceTo::of(color, m);
+        let mut score = self.butterfly[butterfly_index(color, m)] as i32;
+        for p in prev.into_iter().flatten() {
+            score += self.continuation[continuation_index(p, cur)] as i32;
+        }
+        score
+    }
+
+    pub fn capture_score(&self, color: Color, m: Move) -> i32 {
+        self.capture[capture_index(color, m)] as i32
+    }
+
+    pub fn update_quiet(&mut self, color: Color, m: Move, prev: [Option<PieceTo>; 2], bonus: i32) {
+        gravity(&mut self.butterfly[butterfly_index(color, m)], bonus);
+        let cur = PieceTo::of(color, m);
+        for p in prev.into_iter().flatten() {
+            gravity(&mut self.continuation[continuation_index(p, cur)], bonus);
+        }
+    }
+
+    pub fn update_capture(&mut self, color: Color, m: Move, bonus: i32) {
+        gravity(&mut self.capture[capture_index(color, m)], bonus);
+    }
+
+    pub fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+        self.killers[ply.min(MAX_PLY)]
+    }
+
+    pub fn add_killer(&mut self, ply: usize, m: Move) {
+        let k = &mut self.killers[ply.min(MAX_PLY)];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+    }
+
+    pub fn clear_killers(&mut self, ply: usize) {
+        if ply <= MAX_PLY {
+            self.killers[ply] = [None; 2];
+        }
+    }
+
+    pub fn counter(&self, prev: Option<PieceTo>) -> Option<Move> {
+        prev.and_then(|p| self.counter[p.piece * 64 + p.to])
+    }
+
+    pub fn set_counter(&mut self, prev: Option<PieceTo>, m: Move) {
+        if let Some(p) = prev {
+            self.counter[p.piece * 64 + p.to] = Some(m);
+        }
+    }
+}
+
+/// Whether a move is quiet (neither capture nor promotion).
+pub fn is_quiet(m: Move) -> bool {
+    !m.is_capture() && !m.is_promotion()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gravity_saturates() {
+        let mut e = 0i16;
+        for _ in 0..1000 {
+            gravity(&mut e, 1_800);
+        }
+        assert!((e as i32) <= HISTORY_MAX && (e as i32) > HISTORY_MAX - 1_000);
+        for _ in 0..1000 {
+            gravity(&mut e, -1_800);
+        }
+        assert!((e as i32) >= -HISTORY_MAX);
+    }
+}

@@ -1,0 +1,338 @@
+//! The search: iterative deepening with aspiration windows and MultiPV over
+//! a principal variation search, run on one or more threads (Lazy SMP: the
+//! threads share only the transposition table).
+
+pub mod history;
+pub mod limits;
+pub mod picker;
+pub mod score;
+pub mod see;
+pub mod time;
+pub mod tt;
+pub mod worker;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Move, Position};
+
+use crate::board::Board;
+use history::Histories;
+use limits::Limits;
+use score::*;
+use time::TimeManager;
+use tt::TranspositionTable;
+use worker::{Line, Worker};
+
+/// Stack size of search threads: the recursion keeps a move list per ply.
+const SEARCH_STACK_BYTES: usize = 32 << 20;
+
+/// What all threads of one search share besides the table.
+pub struct SharedState {
+    pub stop: AtomicBool,
+    /// True while a `go ponder` search waits for `ponderhit`: no clock yet.
+    pub pondering: AtomicBool,
+    pub nodes: Vec<AtomicU64>,
+    pub node_limit: Option<u64>,
+    pub time: TimeManager,
+}
+
+impl SharedState {
+    pub fn new(threads: usize, limits: &Limits, time: TimeManager) -> SharedState {
+        SharedState {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(limits.ponder),
+            nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            node_limit: limits.nodes,
+            time,
+        }
+    }
+
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Raises `stop` when the node budget or the hard time limit is spent.
+    pub fn check_limits(&self) {
+        let out_of_nodes = self.node_limit.is_some_and(|limit| self.total_nodes() >= limit);
+        let out_of_time = !self.pondering.load(Ordering::Relaxed) && self.time.hard_expired();
+        if out_of_nodes || out_of_time {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchOptions {
+    pub threads: usize,
+    pub multipv: usize,
+    pub show_wdl: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub nodes: u64,
+}
+
+/// State that outlives one `go`: the table and each thread's histories.
+pub struct Search {
+    pub tt: TranspositionTable,
+    histories: Vec<Box<Histories>>,
+}
+
+impl Search {
+    pub fn new(hash_mb: usize) -> Search {
+        Search { tt: TranspositionTable::new(hash_mb), histories: Vec::new() }
+    }
+
+    /// Replaces the table with one of `hash_mb` megabytes; the old one stays
+    /// if the memory cannot be had.
+    pub fn resize(&mut self, hash_mb: usize) -> Result<(), String> {
+        self.tt = TranspositionTable::try_new(hash_mb)?;
+        Ok(())
+    }
+
+    /// Forget everything learned: a new game.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.histories.clear();
+    }
+
+    /// Searches `board` and returns the best move. `report` receives every
+    /// `info` line (without the trailing newline).
+    pub fn run(
+        &mut self,
+        board: &Board,
+        limits: &Limits,
+        options: SearchOptions,
+        shared: &SharedState,
+        report: &(dyn Fn(&str) + Sync),
+    ) -> SearchResult {
+        let threads = options.threads.max(1).min(shared.nodes.len());
+        while self.histories.len() < threads {
+            self.histories.push(Box::default());
+        }
+        self.tt.new_search();
+        let mut root = board.clone();
+        root.set_search_root();
+        let tt = &self.tt;
+        let mut histories = self.histories.iter_mut();
+        let main_hist = histories.next().expect("at least one thread");
+
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = histories
+                .take(threads - 1)
+                .enumerate()
+                .map(|(i, hist)| {
+                    let root = root.clone();
+                    std::thread::Builder::new()
+                        .stack_size(SEARCH_STACK_BYTES)
+                        .spawn_scoped(scope, move || {
+                            let mut w = Worker::new(root, hist, tt, shared, i + 1);
+                            iterate(&mut w, limits, options, &|_: &str| {});
+                        })
+                        .expect("spawn search thread")
+                })
+                .collect();
+            let main = std::thread::Builder::new()
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let mut w = Worker::new(root, main_hist, tt, shared, 0);
+                    let result = iterate(&mut w, limits, options, report);
+                    // UCI: after `go infinite` or `go ponder`, the answer waits
+                    // for `stop` or `ponderhit`.
+                    while !shared.stopped() && (limits.infinite || shared.pondering.load(Ordering::Relaxed)) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    shared.stop.store(true, Ordering::Relaxed);
+                    result
+                })
+                .expect("spawn search thread");
+            let mut result = main.join().expect("main search thread panicked");
+            for h in helpers {
+                let _ = h.join();
+            }
+            result.nodes = shared.total_nodes();
+            result
+        })
+    }
+}
+
+/// One thread's iterative deepening. Only the main thread (id 0) reports
+/// and decides when to stop.
+fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dyn Fn(&str) + Sync)) -> SearchResult {
+    let main = w.id == 0;
+    let shared = w.shared;
+    w.root_allowed = limits.searchmoves.clone();
+    let root_moves: Vec<Move> = w
+        .board
+        .pos()
+        .legal_moves()
+        .into_iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .collect();
+    if root_moves.is_empty() {
+        if main {
+            let score = if w.board.in_check() { uci_score(mated_in(0)) } else { "cp 0".to_string() };
+            report(&format!("info depth 0 score {score}"));
+        }
+        return SearchResult::default();
+    }
+    let multipv = options.multipv.clamp(1, root_moves.len());
+    let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+    let mut lines: Vec<(i32, Line)> = Vec::new();
+    let mut result = SearchResult { best: Some(root_moves[0]), ..SearchResult::default() };
+
+    for depth in 1..=max_depth {
+        w.root_excluded.clear();
+        w.seldepth = 0;
+        let mut completed: Vec<(i32, Line)> = Vec::new();
+        for pv_index in 0..multipv {
+            let previous = lines.get(pv_index).map(|l| l.0);
+            let mut delta = 20;
+            let (mut alpha, mut beta) = match previous {
+                Some(p) if depth >= 4 && !is_mate(p) => ((p - delta).max(-INFINITE), (p + delta).min(INFINITE)),
+                _ => (-INFINITE, INFINITE),
+            };
+            w.root_best = None;
+            let score = loop {
+                let score = w.search(alpha, beta, depth, 0, false);
+                if w.stopped {
+                    break score;
+                }
+                if score <= alpha {
+                    if main {
+                        report(&info_line(
+                            w,
+                            depth,
+                            pv_index + 1,
+                            score,
+                            Some("upperbound"),
+                            &lines_or_pv(&lines, pv_index, w),
+                            options,
+                        ));
+                    }
+                    beta = (alpha + beta) / 2;
+                    alpha = (score - delta).max(-INFINITE);
+                } else if score >= beta {
+                    if main {
+                        report(&info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
+                    }
+                    beta = (score + delta).min(INFINITE);
+                } else {
+                    break score;
+                }
+                delta += delta / 2;
+                if delta > 600 {
+                    (alpha, beta) = (-INFINITE, INFINITE);
+                }
+            };
+            if w.stopped {
+                break;
+            }
+            let pv = w.root_pv().clone();
+            let Some(&first) = pv.first() else { break };
+            w.root_excluded.push(first);
+            completed.push((score, pv));
+        }
+        if completed.len() < multipv {
+            // An interrupted iteration: trust its first line only if the
+            // best move of the last full iteration was already beaten.
+            if let (Some((m, s)), Some((best_score, _))) = (w.root_best, lines.first())
+                && w.root_excluded.is_empty()
+                && s > *best_score
+            {
+                result.best = Some(m);
+                result.ponder = None;
+            }
+            break;
+        }
+        completed.sort_by_key(|(score, _)| -score);
+        lines = completed;
+        result.best = lines[0].1.first().copied();
+        result.ponder = lines[0].1.get(1).copied();
+        result.score = lines[0].0;
+        result.depth = depth;
+        if main {
+            for (i, (score, pv)) in lines.iter().enumerate() {
+                report(&info_line(w, depth, i + 1, *score, None, pv, options));
+            }
+            let mate_found = limits.mate.is_some_and(|n| mate_in_moves(lines[0].0).is_some_and(|m| m > 0 && m <= n));
+            let pondering = shared.pondering.load(Ordering::Relaxed);
+            if mate_found || (!pondering && shared.time.soft_expired()) {
+                break;
+            }
+        }
+        if shared.stopped() {
+            break;
+        }
+    }
+    if main && !limits.infinite {
+        shared.stop.store(true, Ordering::Relaxed);
+    }
+    if result.ponder.is_none() {
+        result.ponder = result.best.and_then(|m| ponder_from_table(w, m));
+    }
+    result
+}
+
+fn lines_or_pv<'l>(lines: &'l [(i32, Line)], index: usize, w: &'l Worker) -> &'l Line {
+    lines.get(index).map_or(w.root_pv(), |l| &l.1)
+}
+
+/// The expected reply to `best`, read from the table when the PV is short.
+fn ponder_from_table(w: &Worker, best: Move) -> Option<Move> {
+    let mut board = w.board.clone();
+    board.push(best);
+    let entry = w.tt.probe(board.key())?;
+    board.pos().legal_moves().into_iter().find(|&m| entry.mv.matches(m))
+}
+
+fn info_line(
+    w: &Worker,
+    depth: i32,
+    multipv: usize,
+    score: i32,
+    bound: Option<&str>,
+    pv: &Line,
+    options: SearchOptions,
+) -> String {
+    let elapsed = w.shared.time.elapsed();
+    let nodes = w.shared.total_nodes();
+    let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
+    let mut line =
+        format!("info depth {depth} seldepth {} multipv {multipv} score {}", w.seldepth.max(1), uci_score(score));
+    if let Some(b) = bound {
+        line.push(' ');
+        line.push_str(b);
+    }
+    if options.show_wdl {
+        let (win, draw, loss) = wdl(score);
+        line.push_str(&format!(" wdl {win} {draw} {loss}"));
+    }
+    line.push_str(&format!(" nodes {nodes} nps {nps} hashfull {} time {} pv", w.tt.hashfull(), elapsed.as_millis()));
+    let mut board = w.board.clone();
+    for &m in pv {
+        line.push(' ');
+        line.push_str(&board.uci(m));
+        board.push(m);
+    }
+    line
+}
+
+/// Convenience for tools and tests: search `board` alone to `depth`.
+pub fn search_depth(board: &Board, depth: i32, hash_mb: usize) -> SearchResult {
+    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+    let shared = SharedState::new(1, &limits, time);
+    let mut search = Search::new(hash_mb);
+    search.run(board, &limits, SearchOptions { threads: 1, multipv: 1, show_wdl: false }, &shared, &|_: &str| {})
+}

@@ -1,0 +1,95 @@
+//! Score conventions: centipawns, with mates encoded near `MATE`.
+
+pub const MAX_PLY: usize = 128;
+pub const INFINITE: i32 = 32_000;
+pub const MATE: i32 = 31_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+pub const DRAW: i32 = 0;
+
+pub fn mated_in(ply: usize) -> i32 {
+    -MATE + ply as i32
+}
+
+pub fn is_mate(score: i32) -> bool {
+    score.abs() >= MATE_BOUND
+}
+
+/// Mate scores are stored relative to the node, not the root, so a table
+/// entry stays right when reached at another ply.
+pub fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Moves to mate (positive: we mate; negative: we are mated), if a mate score.
+pub fn mate_in_moves(score: i32) -> Option<i32> {
+    if score >= MATE_BOUND {
+        Some((MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        Some(-(MATE + score) / 2)
+    } else {
+        None
+    }
+}
+
+/// The UCI form: `cp N` or `mate N`.
+pub fn uci_score(score: i32) -> String {
+    match mate_in_moves(score) {
+        Some(moves) => format!("mate {moves}"),
+        None => format!("cp {score}"),
+    }
+}
+
+/// Win/draw/loss per mille for a score, from a logistic model of the side
+/// to move's expectation (used for UCI_ShowWDL).
+pub fn wdl(score: i32) -> (u32, u32, u32) {
+    if let Some(moves) = mate_in_moves(score) {
+        return if moves > 0 { (1000, 0, 0) } else { (0, 0, 1000) };
+    }
+    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let s = score as f64;
+    let win = (1000.0 * logistic((s - 200.0) / 60.0)).round() as u32;
+    let loss = (1000.0 * logistic((-s - 200.0) / 60.0)).round() as u32;
+    (win, 1000 - win - loss, loss)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_round_trip_through_the_table() {
+        for ply in [0, 3, 40] {
+            for s in [MATE - 5, -MATE + 8, 123, -77] {
+                assert_eq!(from_tt(to_tt(s, ply), ply), s);
+            }
+        }
+    }
+
+    #[test]
+    fn mate_distance_in_moves() {
+        assert_eq!(uci_score(MATE - 1), "mate 1");
+        assert_eq!(uci_score(MATE - 3), "mate 2");
+        assert_eq!(uci_score(-MATE + 2), "mate -1");
+        assert_eq!(uci_score(35), "cp 35");
+        let (w, d, l) = wdl(0);
+        assert_eq!(w + d + l, 1000);
+        assert_eq!(w, l);
+    }
+}

@@ -1,0 +1,92 @@
+//! Time allocation: a soft limit (don't start another iteration) and a hard
+//! limit (abort the search), both measured from the moment `go` arrived.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::Color;
+
+use super::limits::Limits;
+
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    start: Instant,
+    soft: Option<Duration>,
+    hard: Option<Duration>,
+}
+
+/// Moves we plan for when the GUI gives no `movestogo`.
+const DEFAULT_MOVES_TO_GO: i64 = 30;
+
+impl TimeManager {
+    pub fn new(start: Instant, limits: &Limits, us: Color, move_overhead_ms: i64) -> TimeManager {
+        let ms = |v: i64| Some(Duration::from_millis(v.max(1) as u64));
+        if let Some(movetime) = limits.movetime {
+            let t = (movetime as i64 - move_overhead_ms).max(1);
+            return TimeManager { start, soft: ms(t), hard: ms(t) };
+        }
+        let (time, inc) = match us {
+            Color::White => (limits.wtime, limits.winc),
+            Color::Black => (limits.btime, limits.binc),
+        };
+        let Some(time) = time else {
+            return TimeManager { start, soft: None, hard: None };
+        };
+        let inc = inc.unwrap_or(0).max(0);
+        // Keep the overhead plus a small reserve that grows with the clock.
+        let available = (time - move_overhead_ms - time / 50).max(1);
+        let moves_to_go = limits.movestogo.map_or(DEFAULT_MOVES_TO_GO, |m| (m as i64).clamp(1, 50));
+        let planned = available / moves_to_go + inc * 3 / 4;
+        let soft = planned.min(available / 2);
+        let hard = (soft * 4).min(available * 3 / 4).max(soft);
+        TimeManager { start, soft: ms(soft), hard: ms(hard) }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Past the soft limit: finish the current iteration, start no other.
+    pub fn soft_expired(&self) -> bool {
+        self.soft.is_some_and(|s| self.elapsed() >= s)
+    }
+
+    pub fn hard_expired(&self) -> bool {
+        self.hard.is_some_and(|h| self.elapsed() >= h)
+    }
+
+    pub fn limits(&self) -> (Option<Duration>, Option<Duration>) {
+        (self.soft, self.hard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tm(limits: Limits) -> (Option<Duration>, Option<Duration>) {
+        TimeManager::new(Instant::now(), &limits, Color::White, 10).limits()
+    }
+
+    #[test]
+    fn never_plans_more_than_the_clock() {
+        for time in [5, 50, 1_000, 60_000] {
+            for inc in [0, 10, 1_000] {
+                for mtg in [None, Some(1), Some(40)] {
+                    let (soft, hard) =
+                        tm(Limits { wtime: Some(time), winc: Some(inc), movestogo: mtg, ..Limits::default() });
+                    let (soft, hard) = (soft.unwrap().as_millis() as i64, hard.unwrap().as_millis() as i64);
+                    assert!(soft <= hard, "{time} {inc} {mtg:?}");
+                    assert!(hard <= (time - 10).max(1), "{time} {inc} {mtg:?}: hard {hard}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn movetime_and_infinite() {
+        let (soft, hard) = tm(Limits { movetime: Some(500), ..Limits::default() });
+        assert_eq!(soft, Some(Duration::from_millis(490)));
+        assert_eq!(hard, soft);
+        assert_eq!(tm(Limits { infinite: true, ..Limits::default() }), (None, None));
+    }
+}

@@ -1,0 +1,236 @@
+//! The transposition table, shared lock-free between search threads.
+//!
+//! Each entry is two atomic words: the data and the key XOR the data. A torn
+//! write by another thread makes the check fail, so a probe never returns data
+//! that belongs to another position (the "lockless hashing" scheme).
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use shakmaty::{Move, Role};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact = 1,
+    Lower = 2,
+    Upper = 3,
+}
+
+/// A move packed into 16 bits: from, to, promotion role. Castling is stored
+/// as king square → rook square, as shakmaty represents it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PackedMove(pub u16);
+
+impl PackedMove {
+    pub const NONE: PackedMove = PackedMove(0);
+
+    pub fn of(m: Move) -> PackedMove {
+        let from = m.from().map_or(0, |s| s as u16);
+        let to = m.to() as u16;
+        let promo = m.promotion().map_or(0, |r| r as u16);
+        PackedMove(from | to << 6 | promo << 12)
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn matches(self, m: Move) -> bool {
+        !self.is_none() && PackedMove::of(m) == self
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub mv: PackedMove,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+const ENTRIES_PER_BUCKET: usize = 4;
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket {
+    slots: [Slot; ENTRIES_PER_BUCKET],
+}
+
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    age: AtomicU8,
+}
+
+// data layout: move 16 | score 16 | eval 16 | depth 8 | bound 2 | age 6
+fn pack(mv: PackedMove, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+    mv.0 as u64
+        | ((score as i16 as u16) as u64) << 16
+        | ((eval as i16 as u16) as u64) << 32
+        | (depth.clamp(0, 255) as u64) << 48
+        | (bound as u64) << 56
+        | ((age & 63) as u64) << 58
+}
+
+fn unpack(data: u64) -> Option<(Entry, u8)> {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Exact,
+        2 => Bound::Lower,
+        3 => Bound::Upper,
+        _ => return None,
+    };
+    let entry = Entry {
+        mv: PackedMove(data as u16),
+        score: (data >> 16) as u16 as i16 as i32,
+        eval: (data >> 32) as u16 as i16 as i32,
+        depth: ((data >> 48) & 255) as i32,
+        bound,
+    };
+    Some((entry, (data >> 58) as u8))
+}
+
+impl TranspositionTable {
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        TranspositionTable::try_new(megabytes).expect("allocate transposition table")
+    }
+
+    /// A table of `megabytes` MB, or an error if that memory is not available.
+    pub fn try_new(megabytes: usize) -> Result<TranspositionTable, String> {
+        let count = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate {megabytes} MB for the transposition table"))?;
+        buckets.resize_with(count, Bucket::default);
+        Ok(TranspositionTable { buckets, age: AtomicU8::new(0) })
+    }
+
+    pub fn clear(&self) {
+        for bucket in &self.buckets {
+            for slot in &bucket.slots {
+                slot.check.store(0, Ordering::Relaxed);
+                slot.data.store(0, Ordering::Relaxed);
+            }
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Called once per search so older entries lose priority.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn age(&self) -> u8 {
+        self.age.load(Ordering::Relaxed) & 63
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        let index = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[index]
+    }
+
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        self.bucket(key).slots.iter().find_map(|slot| {
+            let data = slot.data.load(Ordering::Relaxed);
+            if slot.check.load(Ordering::Relaxed) ^ data != key {
+                return None;
+            }
+            unpack(data).map(|(entry, _)| entry)
+        })
+    }
+
+    pub fn store(&self, key: u64, mv: PackedMove, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let age = self.age();
+        let bucket = self.bucket(key);
+        // Same position: overwrite. Otherwise replace the entry that is oldest
+        // and shallowest (age counts for 8 plies of depth).
+        let mut victim = &bucket.slots[0];
+        let mut victim_worth = i32::MAX;
+        let mut old_move = PackedMove::NONE;
+        for slot in &bucket.slots {
+            let data = slot.data.load(Ordering::Relaxed);
+            let stored = unpack(data);
+            if slot.check.load(Ordering::Relaxed) ^ data == key && stored.is_some() {
+                victim = slot;
+                old_move = stored.map_or(PackedMove::NONE, |(e, _)| e.mv);
+                let (e, _) = stored.unwrap();
+                // Keep a deeper exact result for the same position.
+                if bound != Bound::Exact && e.depth > depth + 3 && e.bound == Bound::Exact {
+                    return;
+                }
+                break;
+            }
+            let worth = match stored {
+                None => i32::MIN,
+                Some((e, entry_age)) => e.depth - 8 * (age.wrapping_sub(entry_age) & 63) as i32,
+            };
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = slot;
+            }
+        }
+        let mv = if mv.is_none() { old_move } else { mv };
+        let data = pack(mv, score, eval, depth, bound, age);
+        victim.data.store(data, Ordering::Relaxed);
+        victim.check.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of a sample of entries written during the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age();
+        let sample = self.buckets.iter().take(250);
+        let mut used = 0;
+        let mut total = 0;
+        for bucket in sample {
+            for slot in &bucket.slots {
+                total += 1;
+                if let Some((_, a)) = unpack(slot.data.load(Ordering::Relaxed)) {
+                    used += (a == age) as u32;
+                }
+            }
+        }
+        if total == 0 { 0 } else { used * 1000 / total }
+    }
+}
+
+/// Promotion role of a packed move (tests and debugging).
+pub fn promotion_of(mv: PackedMove) -> Option<Role> {
+    Role::try_from((mv.0 >> 12) as u32).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_probe_round_trip() {
+        let tt = TranspositionTable::new(1);
+        let key = 0x1234_5678_9abc_def0;
+        assert!(tt.probe(key).is_none());
+        tt.store(key, PackedMove(0x1abc), -30_500, -12, 7, Bound::Lower);
+        let e = tt.probe(key).expect("stored entry");
+        assert_eq!((e.mv, e.score, e.eval, e.depth, e.bound), (PackedMove(0x1abc), -30_500, -12, 7, Bound::Lower));
+        assert!(tt.probe(key ^ 1).is_none());
+        tt.clear();
+        assert!(tt.probe(key).is_none());
+    }
+
+    #[test]
+    fn packed_move_keeps_promotion() {
+        let m = Move::Normal {
+            role: Role::Pawn,
+            from: shakmaty::Square::A7,
+            capture: None,
+            to: shakmaty::Square::A8,
+            promotion: Some(Role::Knight),
+        };
+        let p = PackedMove::of(m);
+        assert!(p.matches(m));
+        assert_eq!(promotion_of(p), Some(Role::Knight));
+    }
+}

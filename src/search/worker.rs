@@ -1,0 +1,498 @@
+//! One search thread: principal variation search with quiescence, and the
+//! pruning, reduction and extension techniques that make it strong.
+
+use std::sync::atomic::Ordering;
+
+use arrayvec::ArrayVec;
+use once_cell::sync::Lazy;
+use shakmaty::{Move, Position};
+
+use super::SharedState;
+use super::history::{Histories, PieceTo, bonus, is_quiet};
+use super::picker::{Kind, MovePicker};
+use super::score::*;
+use super::see::see_ge;
+use super::tt::{Bound, PackedMove, TranspositionTable};
+use crate::board::Board;
+use crate::evaluate::evaluate;
+
+/// False in the `baseline` build: plain alpha-beta with quiescence, TT and
+/// MVV-LVA ordering, none of the techniques below.
+const FULL: bool = !cfg!(feature = "baseline");
+
+pub type Line = ArrayVec<Move, MAX_PLY>;
+
+/// Late-move reduction table: reduction in plies by depth and move number.
+static LMR: Lazy<[[i32; 64]; 64]> = Lazy::new(|| {
+    let mut table = [[0; 64]; 64];
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (moves, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (depth as f64).ln() * (moves as f64).ln() / 2.25) as i32;
+        }
+    }
+    table
+});
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    static_eval: Option<i32>,
+    excluded: Option<Move>,
+    /// The move played from this ply (None: null move or not yet played).
+    played: Option<PieceTo>,
+}
+
+pub struct Worker<'a> {
+    pub board: Board,
+    pub hist: &'a mut Histories,
+    pub tt: &'a TranspositionTable,
+    pub shared: &'a SharedState,
+    pub id: usize,
+    pub nodes: u64,
+    pub seldepth: usize,
+    /// Root moves allowed (searchmoves) and already used by earlier MultiPV lines.
+    pub root_allowed: Vec<Move>,
+    pub root_excluded: Vec<Move>,
+    /// Best root move and line of the iteration in progress, set as soon as
+    /// a root move raises alpha.
+    pub root_best: Option<(Move, i32)>,
+    pub stopped: bool,
+    frames: Vec<Frame>,
+    pv: Vec<Line>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        board: Board,
+        hist: &'a mut Histories,
+        tt: &'a TranspositionTable,
+        shared: &'a SharedState,
+        id: usize,
+    ) -> Worker<'a> {
+        Worker {
+            board,
+            hist,
+            tt,
+            shared,
+            id,
+            nodes: 0,
+            seldepth: 0,
+            root_allowed: Vec::new(),
+            root_excluded: Vec::new(),
+            root_best: None,
+            stopped: false,
+            frames: vec![Frame::default(); MAX_PLY + 8],
+            pv: vec![Line::new(); MAX_PLY + 2],
+        }
+    }
+
+    pub fn root_pv(&self) -> &Line {
+        &self.pv[0]
+    }
+
+    /// Counts a node and notices a stop request (from the GUI, the clock or
+    /// the node limit, all raised by the main thread).
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+        if self.id == 0 && (self.nodes & 1023 == 0 || self.shared.node_limit.is_some()) {
+            self.shared.check_limits();
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        let at = |back: usize| {
+            if ply >= back { self.frames[ply - back].played } else { None }
+        };
+        [at(1), at(2)]
+    }
+
+    fn set_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        for &next in tail[0].iter() {
+            if line.try_push(next).is_err() {
+                break;
+            }
+        }
+    }
+
+    fn root_move_allowed(&self, m: Move) -> bool {
+        (self.root_allowed.is_empty() || self.root_allowed.contains(&m)) && !self.root_excluded.contains(&m)
+    }
+
+    pub fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
+        let root = ply == 0;
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        if depth <= 0 {
+            return self.quiescence(alpha, beta, ply);
+        }
+        if self.tick() {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.board.in_check();
+
+        if !root {
+            if self.board.is_draw() {
+                return DRAW;
+            }
+            if ply >= MAX_PLY {
+                return if in_check { DRAW } else { evaluate(&self.board) };
+            }
+            // A mate found closer to the root makes deeper mates irrelevant.
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(-mated_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let excluded = self.frames[ply].excluded;
+        let key = self.board.key();
+        let tt_entry = if excluded.is_none() { self.tt.probe(key) } else { None };
+        let tt_move = tt_entry.map_or(PackedMove::NONE, |e| e.mv);
+        let tt_score = tt_entry.map(|e| from_tt(e.score, ply));
+        if let (Some(e), Some(score)) = (tt_entry, tt_score)
+            && !pv_node
+            && e.depth >= depth
+            && self.board.pos().halfmoves() < 90
+        {
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                return score;
+            }
+        }
+
+        // Static evaluation, sharpened by the table's bound where it applies.
+        let static_eval =
+            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&self.board), |e| e.eval)) };
+        let eval = match (static_eval, tt_entry, tt_score) {
+            (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
+                Bound::Exact => score,
+                Bound::Lower if score > se => score,
+                Bound::Upper if score < se => score,
+                _ => se,
+            },
+            (Some(se), ..) => se,
+            _ => -INFINITE,
+        };
+        self.frames[ply].static_eval = static_eval;
+        let improving = match static_eval {
+            Some(se) if ply >= 2 => self.frames[ply - 2].static_eval.is_none_or(|prev| se > prev),
+            _ => false,
+        };
+        self.hist.clear_killers(ply + 1);
+
+        if FULL && !pv_node && !in_check && excluded.is_none() {
+            // Reverse futility: far enough above beta that nothing should drop it.
+            let margin = 80 * (depth - improving as i32);
+            if depth <= 8 && eval - margin >= beta && !is_mate(beta) {
+                return (eval + beta) / 2;
+            }
+            // Razoring: hopeless near the leaves unless a capture saves it.
+            if depth <= 3 && eval + 250 + 200 * depth < alpha {
+                let score = self.quiescence(alpha, alpha + 1, ply);
+                if score < alpha {
+                    return score;
+                }
+            }
+            // Null move: if passing still beats beta, a real move will too.
+            // Not without pieces (zugzwang) and not twice in a row.
+            if depth >= 3
+                && eval >= beta
+                && self.frames[ply.saturating_sub(1)].played.is_some()
+                && self.board.has_non_pawn_material()
+                && !is_mate(beta)
+            {
+                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                if self.board.push_null() {
+                    self.frames[ply].played = None;
+                    let score = -self.search(-beta, -beta + 1, depth - r, ply + 1, !cut_node);
+                    self.board.pop();
+                    if self.stopped {
+                        return DRAW;
+                    }
+                    if score >= beta {
+                        return if is_mate(score) { beta } else { score };
+                    }
+                }
+            }
+        }
+
+        // Internal iterative reduction: no table move, probably not worth full depth.
+        if FULL && depth >= 4 && tt_move.is_none() && (pv_node || cut_node) && excluded.is_none() {
+            depth -= 1;
+        }
+
+        let prev = self.previous_moves(ply);
+        let mut picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
+        if picker.is_empty() {
+            return if in_check { mated_in(ply) } else { DRAW };
+        }
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITE;
+        let mut best_move: Option<Move> = None;
+        let mut moves_searched = 0;
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
+        let mut skip_quiets = false;
+        let us = self.board.turn();
+
+        while let Some((m, kind)) = picker.next() {
+            if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
+                continue;
+            }
+            let quiet = is_quiet(m);
+            if quiet && skip_quiets {
+                continue;
+            }
+            let history = if quiet { self.hist.quiet_score(us, m, prev) } else { self.hist.capture_score(us, m) };
+
+            if FULL && !root && best_score > -MATE_BOUND {
+                let lmr_depth = (depth - LMR[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
+                if quiet && !in_check {
+                    // Late move pruning.
+                    if depth <= 8 && quiets_tried.len() as i32 >= (3 + depth * depth) / (2 - improving as i32) {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    // Futility pruning.
+                    if lmr_depth <= 8 && eval + 100 + 100 * lmr_depth <= alpha && history < 8_000 {
+                        skip_quiets = true;
+                        continue;
+                    }
+                }
+                // SEE pruning of moves that lose material.
+                if depth <= 8 {
+                    let threshold = if quiet { -60 * lmr_depth } else { -25 * depth * depth };
+                    if kind != Kind::TtMove && !see_ge(self.board.pos(), m, threshold) {
+                        continue;
+                    }
+                }
+            }
+
+            // Extensions.
+            let mut extension = 0;
+            if FULL
+                && !root
+                && depth >= 8
+                && kind == Kind::TtMove
+                && excluded.is_none()
+                && let (Some(e), Some(score)) = (tt_entry, tt_score)
+                && e.depth >= depth - 3
+                && e.bound != Bound::Upper
+                && !is_mate(score)
+                && ply < MAX_PLY / 2
+            {
+                // Singular extension: is the table move much better than all others?
+                let singular_beta = score - 2 * depth;
+                self.frames[ply].excluded = Some(m);
+                let s = self.search(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
+                self.frames[ply].excluded = None;
+                if self.stopped {
+                    return DRAW;
+                }
+                if s < singular_beta {
+                    extension = if !pv_node && s < singular_beta - 25 { 2 } else { 1 };
+                } else if singular_beta >= beta {
+                    // Several moves beat beta: cut now (multi-cut).
+                    return singular_beta;
+                } else if score >= beta {
+                    extension = -1;
+                }
+            }
+
+            self.frames[ply].played = Some(PieceTo::of(us, m));
+            self.board.push(m);
+            let gives_check = self.board.in_check();
+            if FULL && extension == 0 && gives_check {
+                extension = 1;
+            }
+            let new_depth = depth - 1 + extension;
+            moves_searched += 1;
+
+            let mut score;
+            if FULL && depth >= 3 && moves_searched > 1 + root as usize && (quiet || kind == Kind::BadNoisy) {
+                let mut r = LMR[depth.min(63) as usize][moves_searched.min(63)];
+                r += !pv_node as i32 + cut_node as i32;
+                r -= improving as i32 + gives_check as i32;
+                r -= history / 8_000;
+                let reduced = (new_depth - r).clamp(1, new_depth.max(1));
+                score = -self.search(-alpha - 1, -alpha, reduced, ply + 1, true);
+                if score > alpha && reduced < new_depth {
+                    score = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+                }
+            } else if !pv_node || moves_searched > 1 {
+                score = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+            } else {
+                score = alpha + 1; // forces the full-window search below
+            }
+            if pv_node && score > alpha && (moves_searched == 1 || score < beta) {
+                score = -self.search(-beta, -alpha, new_depth, ply + 1, false);
+            }
+            self.board.pop();
+            if self.stopped {
+                return DRAW;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if pv_node {
+                        self.set_pv(ply, m);
+                    }
+                    if root {
+                        self.root_best = Some((m, score));
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+            if Some(m) != best_move {
+                if quiet {
+                    let _ = quiets_tried.try_push(m);
+                } else {
+                    let _ = captures_tried.try_push(m);
+                }
+            }
+        }
+
+        if moves_searched == 0 {
+            // Every move was excluded (singular search or root filters).
+            return if excluded.is_some() || root {
+                alpha
+            } else if in_check {
+                mated_in(ply)
+            } else {
+                DRAW
+            };
+        }
+
+        if FULL && let Some(m) = best_move.filter(|_| best_score >= beta) {
+            let b = bonus(depth);
+            if is_quiet(m) {
+                self.hist.add_killer(ply, m);
+                self.hist.set_counter(prev[0], m);
+                self.hist.update_quiet(us, m, prev, b);
+                for &q in &quiets_tried {
+                    self.hist.update_quiet(us, q, prev, -b);
+                }
+            } else {
+                self.hist.update_capture(us, m, b);
+            }
+            for &c in &captures_tried {
+                self.hist.update_capture(us, c, -b);
+            }
+        }
+
+        if excluded.is_none() {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_score > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let stored_move = best_move.map_or(tt_move, PackedMove::of);
+            self.tt.store(key, stored_move, to_tt(best_score, ply), static_eval.unwrap_or(0), depth, bound);
+        }
+        best_score
+    }
+
+    fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.tick() {
+            return DRAW;
+        }
+        self.pv[ply].clear();
+        self.seldepth = self.seldepth.max(ply);
+        if self.board.is_draw() {
+            return DRAW;
+        }
+        let in_check = self.board.in_check();
+        if ply >= MAX_PLY {
+            return if in_check { DRAW } else { evaluate(&self.board) };
+        }
+        let key = self.board.key();
+        let tt_entry = self.tt.probe(key);
+        if let Some(e) = tt_entry {
+            let score = from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable && beta - alpha == 1 {
+                return score;
+            }
+        }
+
+        let static_eval =
+            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&self.board), |e| e.eval)) };
+        let mut best_score = -INFINITE;
+        if let Some(stand_pat) = static_eval {
+            // Standing pat: the side to move may decline every capture.
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best_score = stand_pat;
+        }
+
+        let mut picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
+        let mut best_move = None;
+        let original_alpha = alpha;
+        let mut any_legal = false;
+        while let Some((m, _)) = picker.next() {
+            any_legal = true;
+            // Captures that lose material cannot raise a standing-pat score.
+            if !in_check && !see_ge(self.board.pos(), m, 0) {
+                continue;
+            }
+            self.board.push(m);
+            let score = -self.quiescence(-beta, -alpha, ply + 1);
+            self.board.pop();
+            if self.stopped {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    self.set_pv(ply, m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && !any_legal {
+            return mated_in(ply);
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let mv = best_move.map_or(PackedMove::NONE, PackedMove::of);
+        self.tt.store(key, mv, to_tt(best_score, ply), static_eval.unwrap_or(0), 0, bound);
+        best_score
+    }
+}

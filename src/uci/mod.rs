@@ -1,0 +1,269 @@
+//! The UCI protocol loop. The calling thread reads input; each `go` runs on
+//! a search thread of its own, so `stop`, `isready`, `ponderhit` and `quit`
+//! are handled at once while a search runs.
+//!
+//! Only protocol lines go to stdout; problems with the input are reported as
+//! `info string error: …` and leave the engine's state as it was.
+
+pub mod command;
+pub mod options;
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use shakmaty::{CastlingMode, Chess, Position};
+
+use crate::board::Board;
+use crate::search::limits::Limits;
+use crate::search::time::TimeManager;
+use crate::search::{Search, SearchOptions, SharedState};
+use command::{Command, GoParams, Start};
+use options::{Options, Setting};
+
+pub const ENGINE_NAME: &str = concat!("Tessera ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Tessera developers";
+
+fn send(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout means the GUI is gone; nothing useful is left to do.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn error(message: &str) {
+    send(&format!("info string error: {message}"));
+}
+
+struct Running {
+    handle: JoinHandle<Search>,
+    shared: Arc<SharedState>,
+}
+
+pub struct Engine {
+    board: Board,
+    options: Options,
+    /// `None` while a search thread has it.
+    search: Option<Search>,
+    running: Option<Running>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        let options = Options::default();
+        Engine { board: Board::default(), search: Some(Search::new(options.hash_mb)), options, running: None }
+    }
+}
+
+impl Engine {
+    /// Reads commands until `quit` or the end of input.
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            if !self.handle_line(&line) {
+                return;
+            }
+        }
+        self.stop_search();
+    }
+
+    /// Acts on one input line. Returns false on `quit`.
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        let command = match command::parse(line) {
+            Ok(Some(command)) => command,
+            Ok(None) => return true,
+            Err(message) => {
+                error(&message);
+                return true;
+            }
+        };
+        match command {
+            Command::Uci => {
+                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id author {ENGINE_AUTHOR}"));
+                for declaration in options::declarations() {
+                    send(&declaration);
+                }
+                send("uciok");
+            }
+            Command::IsReady => send("readyok"),
+            Command::Debug | Command::Register => {}
+            Command::Stop => self.stop_search(),
+            Command::PonderHit => {
+                if let Some(running) = &self.running {
+                    running.shared.pondering.store(false, Ordering::Relaxed);
+                }
+            }
+            Command::Quit => {
+                self.stop_search();
+                return false;
+            }
+            Command::UciNewGame => {
+                if let Some(search) = self.idle_search("ucinewgame") {
+                    search.clear();
+                }
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Position { start, moves } => self.set_position(start, &moves),
+            Command::Go(params) => self.go(params),
+        }
+        true
+    }
+
+    /// True if no search is running (a finished one is collected first);
+    /// otherwise reports that `what` is ignored.
+    fn ensure_idle(&mut self, what: &str) -> bool {
+        if let Some(running) = &self.running
+            && !running.shared.stop.load(Ordering::Relaxed)
+        {
+            error(&format!("'{what}' ignored: a search is running (send 'stop' first)"));
+            return false;
+        }
+        self.join_search();
+        true
+    }
+
+    fn idle_search(&mut self, what: &str) -> Option<&mut Search> {
+        if self.ensure_idle(what) { self.search.as_mut() } else { None }
+    }
+
+    fn join_search(&mut self) {
+        if let Some(running) = self.running.take() {
+            match running.handle.join() {
+                Ok(search) => self.search = Some(search),
+                Err(_) => {
+                    error("the search thread failed; starting with a fresh table");
+                    self.search = Some(Search::new(self.options.hash_mb));
+                }
+            }
+        }
+    }
+
+    fn stop_search(&mut self) {
+        if let Some(running) = &self.running {
+            running.shared.stop.store(true, Ordering::Relaxed);
+        }
+        self.join_search();
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let setting = match options::parse_setting(name, value) {
+            Ok(setting) => setting,
+            Err(message) => return error(&message),
+        };
+        if !self.ensure_idle("setoption") {
+            return;
+        }
+        let search = self.search.as_mut().expect("idle engine owns its search");
+        let options = &mut self.options;
+        match setting {
+            Setting::Hash(mb) => match search.resize(mb) {
+                Ok(()) => options.hash_mb = mb,
+                Err(e) => error(&format!("{e}; keeping {} MB", options.hash_mb)),
+            },
+            Setting::Threads(n) => options.threads = n,
+            Setting::MoveOverhead(ms) => options.move_overhead_ms = ms,
+            Setting::MultiPv(n) => options.multipv = n,
+            Setting::Ponder(on) => options.ponder = on,
+            Setting::ClearHash => search.clear(),
+            Setting::Chess960(on) => options.chess960 = on,
+            Setting::ShowWdl(on) => options.show_wdl = on,
+        }
+    }
+
+    fn set_position(&mut self, start: Start, moves: &[String]) {
+        if !self.ensure_idle("position") {
+            return;
+        }
+        let mut board = match start {
+            Start::StartPos => {
+                let mode = if self.options.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+                Board::from_position(Chess::default(), mode)
+            }
+            Start::Fen(fen) => match Board::from_fen(&fen, self.options.chess960) {
+                Ok(board) => board,
+                Err(e) => return error(&format!("{e} ('{fen}'); position unchanged")),
+            },
+        };
+        for (i, text) in moves.iter().enumerate() {
+            match board.parse_uci_move(text) {
+                Ok(m) => board.push(m),
+                Err(e) => {
+                    return error(&format!("{e} (move {} of the list); position unchanged", i + 1));
+                }
+            }
+            // Moves before an irreversible one can never repeat: drop them so
+            // long games don't grow the history without bound.
+            if board.pos().halfmoves() == 0 {
+                board.truncate_history();
+            }
+        }
+        self.board = board;
+    }
+
+    fn go(&mut self, params: GoParams) {
+        if !self.ensure_idle("go") {
+            return;
+        }
+        let start = Instant::now();
+        let mut searchmoves = Vec::new();
+        for text in &params.searchmoves {
+            match self.board.parse_uci_move(text) {
+                Ok(m) => searchmoves.push(m),
+                Err(e) => return error(&format!("go searchmoves: {e}")),
+            }
+        }
+        let limits = Limits {
+            depth: params.depth,
+            nodes: params.nodes,
+            mate: params.mate,
+            movetime: params.movetime,
+            wtime: params.wtime,
+            btime: params.btime,
+            winc: params.winc,
+            binc: params.binc,
+            movestogo: params.movestogo,
+            infinite: params.infinite,
+            ponder: params.ponder,
+            searchmoves,
+        };
+        let time = TimeManager::new(start, &limits, self.board.turn(), self.options.move_overhead_ms);
+        let shared = Arc::new(SharedState::new(self.options.threads, &limits, time));
+        let search_options = SearchOptions {
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            show_wdl: self.options.show_wdl,
+        };
+        let mut search = self.search.take().expect("idle engine owns its search");
+        let board = self.board.clone();
+        let thread_shared = Arc::clone(&shared);
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .spawn(move || {
+                let result = search.run(&board, &limits, search_options, &thread_shared, &|line: &str| send(line));
+                let best = result.best.map_or_else(|| "0000".to_string(), |m| board.uci(m));
+                let ponder = result.ponder.and_then(|p| {
+                    let mut after = board.clone();
+                    result.best.map(|b| {
+                        after.push(b);
+                        after.uci(p)
+                    })
+                });
+                match ponder {
+                    Some(p) => send(&format!("bestmove {best} ponder {p}")),
+                    None => send(&format!("bestmove {best}")),
+                }
+                search
+            })
+            .expect("spawn search thread");
+        self.running = Some(Running { handle, shared });
+    }
+}
+
+/// Runs the protocol on stdin/stdout.
+pub fn run_stdio() {
+    let stdin = std::io::stdin();
+    Engine::default().run(stdin.lock());
+}

@@ -1,0 +1,149 @@
+//! The UCI option table: declaration, validation and current values.
+
+/// How an option is declared and what values it takes.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+    Button,
+}
+
+pub struct Spec {
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+pub const SPECS: &[Spec] = &[
+    Spec { name: "Hash", kind: Kind::Spin { default: 16, min: 1, max: 32_768 } },
+    Spec { name: "Threads", kind: Kind::Spin { default: 1, min: 1, max: 256 } },
+    Spec { name: "Move Overhead", kind: Kind::Spin { default: 10, min: 0, max: 5_000 } },
+    Spec { name: "MultiPV", kind: Kind::Spin { default: 1, min: 1, max: 256 } },
+    Spec { name: "Ponder", kind: Kind::Check { default: false } },
+    Spec { name: "Clear Hash", kind: Kind::Button },
+    Spec { name: "UCI_Chess960", kind: Kind::Check { default: false } },
+    Spec { name: "UCI_ShowWDL", kind: Kind::Check { default: false } },
+];
+
+/// A validated `setoption`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Setting {
+    Hash(usize),
+    Threads(usize),
+    MoveOverhead(i64),
+    MultiPv(usize),
+    Ponder(bool),
+    ClearHash,
+    Chess960(bool),
+    ShowWdl(bool),
+}
+
+/// The `option name …` lines sent after `uci`.
+pub fn declarations() -> Vec<String> {
+    SPECS
+        .iter()
+        .map(|spec| match spec.kind {
+            Kind::Spin { default, min, max } => {
+                format!("option name {} type spin default {default} min {min} max {max}", spec.name)
+            }
+            Kind::Check { default } => {
+                format!("option name {} type check default {default}", spec.name)
+            }
+            Kind::Button => format!("option name {} type button", spec.name),
+        })
+        .collect()
+}
+
+/// Checks a `setoption name <name> [value <value>]` against the table.
+pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String> {
+    let spec =
+        SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)).ok_or_else(|| format!("unknown option '{name}'"))?;
+    enum Value {
+        Int(i64),
+        Bool(bool),
+        None,
+    }
+    let value = match spec.kind {
+        Kind::Spin { min, max, .. } => {
+            let text = value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
+            let v: i64 = text.parse().map_err(|_| format!("option '{}' takes an integer, not '{text}'", spec.name))?;
+            if !(min..=max).contains(&v) {
+                return Err(format!("option '{}' value {v} is outside {min}..{max}", spec.name));
+            }
+            Value::Int(v)
+        }
+        Kind::Check { .. } => {
+            let text = value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
+            match text.to_ascii_lowercase().as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => {
+                    return Err(format!("option '{}' takes true or false, not '{text}'", spec.name));
+                }
+            }
+        }
+        Kind::Button => Value::None,
+    };
+    Ok(match (spec.name, value) {
+        ("Hash", Value::Int(v)) => Setting::Hash(v as usize),
+        ("Threads", Value::Int(v)) => Setting::Threads(v as usize),
+        ("Move Overhead", Value::Int(v)) => Setting::MoveOverhead(v),
+        ("MultiPV", Value::Int(v)) => Setting::MultiPv(v as usize),
+        ("Ponder", Value::Bool(b)) => Setting::Ponder(b),
+        ("Clear Hash", Value::None) => Setting::ClearHash,
+        ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
+        ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
+        _ => unreachable!("every option in SPECS has a Setting"),
+    })
+}
+
+fn spin_default(name: &str) -> i64 {
+    match SPECS.iter().find(|s| s.name == name).map(|s| s.kind) {
+        Some(Kind::Spin { default, .. }) => default,
+        _ => unreachable!("{name} is a spin option"),
+    }
+}
+
+/// Current values of the options the engine reads.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub move_overhead_ms: i64,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub chess960: bool,
+    pub show_wdl: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: spin_default("Hash") as usize,
+            threads: spin_default("Threads") as usize,
+            move_overhead_ms: spin_default("Move Overhead"),
+            multipv: spin_default("MultiPV") as usize,
+            ponder: false,
+            chess960: false,
+            show_wdl: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_validated() {
+        assert_eq!(parse_setting("hash", Some("64")), Ok(Setting::Hash(64)));
+        assert_eq!(parse_setting("Move Overhead", Some("100")), Ok(Setting::MoveOverhead(100)));
+        assert_eq!(parse_setting("Clear Hash", None), Ok(Setting::ClearHash));
+        assert_eq!(parse_setting("UCI_ShowWDL", Some("TRUE")), Ok(Setting::ShowWdl(true)));
+        assert!(parse_setting("Hash", Some("0")).unwrap_err().contains("outside"));
+        assert!(parse_setting("Hash", Some("lots")).unwrap_err().contains("integer"));
+        assert!(parse_setting("Hash", None).unwrap_err().contains("needs a value"));
+        assert!(parse_setting("Ponder", Some("maybe")).unwrap_err().contains("true or false"));
+        assert!(parse_setting("Contempt", Some("1")).unwrap_err().contains("unknown option"));
+        assert_eq!(declarations().len(), SPECS.len());
+    }
+}
