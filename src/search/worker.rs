@@ -255,35 +255,10 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let quiet = is_quiet(m);
-            if quiet && skip_quiets {
-                continue;
-            }
             let history = if quiet { self.hist.quiet_score(us, m, prev) } else { self.hist.capture_score(us, m) };
 
-            if FULL && !root && best_score > -MATE_BOUND {
-                let lmr_depth = (depth - LMR[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
-                if quiet && !in_check {
-                    // Late move pruning.
-                    if depth <= 8 && quiets_tried.len() as i32 >= (3 + depth * depth) / (2 - improving as i32) {
-                        skip_quiets = true;
-                        continue;
-                    }
-                    // Futility pruning.
-                    if lmr_depth <= 8 && eval + 100 + 100 * lmr_depth <= alpha && history < 8_000 {
-                        skip_quiets = true;
-                        continue;
-                    }
-                }
-                // SEE pruning of moves that lose material.
-                if depth <= 8 {
-                    let threshold = if quiet { -60 * lmr_depth } else { -25 * depth * depth };
-                    if kind != Kind::TtMove && !see_ge(self.board.pos(), m, threshold) {
-                        continue;
-                    }
-                }
-            }
-
-            // Extensions.
+            // Singular extension: is the table move much better than all
+            // others? (Decided before the move is played: it searches this node.)
             let mut extension = 0;
             if FULL
                 && !root
@@ -296,7 +271,6 @@ impl<'a> Worker<'a> {
                 && !is_mate(score)
                 && ply < MAX_PLY / 2
             {
-                // Singular extension: is the table move much better than all others?
                 let singular_beta = score - 2 * depth;
                 self.frames[ply].excluded = Some(m);
                 let s = self.search(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
@@ -314,9 +288,37 @@ impl<'a> Worker<'a> {
                 }
             }
 
+            let lmr_depth = (depth - LMR[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
+            let may_prune = FULL && !root && best_score > -MATE_BOUND;
+            let loses_material = may_prune && depth <= 8 && kind != Kind::TtMove && {
+                let threshold = if quiet { -60 * lmr_depth } else { -25 * depth * depth };
+                !see_ge(self.board.pos(), m, threshold)
+            };
+
             self.frames[ply].played = Some(PieceTo::of(us, m));
             self.board.push(m);
             let gives_check = self.board.in_check();
+
+            // Pruning of moves unlikely to matter. Checks are always searched.
+            if may_prune && !gives_check {
+                let mut prune = loses_material || (quiet && skip_quiets);
+                if quiet && !in_check && !prune {
+                    // Late move pruning.
+                    if depth <= 8 && quiets_tried.len() as i32 >= (3 + depth * depth) / (2 - improving as i32) {
+                        skip_quiets = true;
+                        prune = true;
+                    }
+                    // Futility pruning.
+                    if lmr_depth <= 8 && eval + 100 + 100 * lmr_depth <= alpha && history < 8_000 {
+                        skip_quiets = true;
+                        prune = true;
+                    }
+                }
+                if prune {
+                    self.board.pop();
+                    continue;
+                }
+            }
             if FULL && extension == 0 && gives_check {
                 extension = 1;
             }

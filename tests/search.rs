@@ -1,0 +1,82 @@
+//! Search behaviour: mates found with the right distance, draws scored 0,
+//! and a bench whose node count never changes.
+
+use std::process::Command;
+
+use tessera::board::Board;
+use tessera::search::score::{DRAW, mate_in_moves};
+use tessera::search::search_depth;
+
+fn best(fen: &str, depth: i32) -> (String, i32) {
+    let board = Board::from_fen(fen, false).unwrap();
+    let result = search_depth(&board, depth, 16);
+    (board.uci(result.best.expect("a legal move exists")), result.score)
+}
+
+#[test]
+fn mate_in_one() {
+    let (m, score) = best("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 6);
+    assert_eq!(m, "d1d8");
+    assert_eq!(mate_in_moves(score), Some(1));
+}
+
+#[test]
+fn mate_in_two() {
+    let (m, score) = best("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 8);
+    assert_eq!(m, "g2g1");
+    assert_eq!(mate_in_moves(score), Some(2));
+}
+
+#[test]
+fn mate_in_three() {
+    let (m, score) = best("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 10);
+    assert_eq!(m, "f6a6");
+    assert_eq!(mate_in_moves(score), Some(3));
+    let (_, score) = best("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 10);
+    assert_eq!(mate_in_moves(score), Some(3));
+}
+
+#[test]
+fn being_mated_is_negative_mate() {
+    // White to move, mated next move whatever it plays.
+    let (_, score) = best("7K/8/5k2/8/8/8/8/6q1 w - - 0 1", 6);
+    assert_eq!(mate_in_moves(score), Some(-1));
+}
+
+#[test]
+fn draws_score_zero() {
+    // A rook up, but the 100th reversible half-move ends the game first.
+    let (_, score) = best("8/8/4k3/8/8/3K4/7R/8 w - - 99 90", 8);
+    assert_eq!(score, DRAW);
+    // Bishop and king cannot mate.
+    let (_, score) = best("8/8/4k3/8/8/3KB3/8/8 w - - 0 1", 8);
+    assert_eq!(score, DRAW);
+    // Stalemate: black has no move.
+    let board = Board::from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", false).unwrap();
+    let result = search_depth(&board, 4, 16);
+    assert!(result.best.is_none());
+    assert_eq!(result.score, DRAW);
+}
+
+fn bench_line(depth: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera")).args(["bench", depth]).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout.lines().last().expect("bench prints a line").to_string()
+}
+
+#[test]
+fn bench_node_count_is_reproducible() {
+    let parse = |line: &str| {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 4, "'{line}'");
+        assert_eq!((fields[1], fields[3]), ("nodes", "nps"), "'{line}'");
+        let nodes: u64 = fields[0].parse().unwrap();
+        let _nps: u64 = fields[2].parse().unwrap();
+        nodes
+    };
+    let first = parse(&bench_line("9"));
+    let second = parse(&bench_line("9"));
+    assert!(first > 10_000);
+    assert_eq!(first, second);
+}
