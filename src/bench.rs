@@ -8,7 +8,7 @@ use crate::search::limits::Limits;
 use crate::search::time::TimeManager;
 use crate::search::{Search, SearchOptions, SharedState};
 
-pub const DEFAULT_DEPTH: i32 = 11;
+pub const DEFAULT_DEPTH: i32 = 16;
 const BENCH_HASH_MB: usize = 16;
 
 /// Openings, middlegames and endgames sampled from Lichess games, tactics from

@@ -275,9 +275,6 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
             break;
         }
     }
-    if main && !limits.infinite {
-        shared.stop.store(true, Ordering::Relaxed);
-    }
     if result.ponder.is_none() {
         result.ponder = result.best.and_then(|m| ponder_from_table(w, m));
     }

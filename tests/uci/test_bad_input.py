@@ -1,0 +1,82 @@
+"""Malformed input gets `info string error: …` naming the problem; the engine keeps its state."""
+
+import chess
+import pytest
+
+CASES = [
+    ("flibbertigibbet", "unknown command"),
+    ("position fen not/a/fen w - - 0 1", "invalid FEN"),
+    ("position fen 8/8/8/8/8/8/8/8 w - - 0 1", "invalid FEN"),
+    ("position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e5", "illegal"),
+    ("position startpos moves e2e4 zz9", "not UCI notation"),
+    ("position startpos moves e7e5", "illegal"),
+    ("position sideways", "startpos"),
+    ("position fen", "needs a FEN"),
+    ("setoption name Contempt value 20", "unknown option"),
+    ("setoption name Hash value 0", "outside"),
+    ("setoption name Hash value 999999999", "outside"),
+    ("setoption name Threads value many", "integer"),
+    ("setoption name Ponder value perhaps", "true or false"),
+    ("setoption Hash 32", "name"),
+    ("go depth -3", "at least 1"),
+    ("go wtime abc", "not a valid number"),
+    ("go sideways", "unknown go parameter"),
+    ("go searchmoves e2e5", "illegal"),
+]
+
+
+@pytest.mark.parametrize("line,message", CASES)
+def test_bad_line_reports_and_keeps_state(session, line, message):
+    # A valid position to keep: after 1.e4 it is black to move.
+    session.send("position startpos moves e2e4")
+    session.sync()
+    session.send(line)
+    _, reply = session.expect(lambda l: l.startswith("info string error:") or l == "readyok" or l.startswith("bestmove"))
+    assert reply.startswith("info string error:"), f"{line!r} got {reply!r}"
+    assert message.lower() in reply.lower(), reply
+    # Still alive, still in the old position: the reply is a black move after 1.e4.
+    session.send("go depth 3")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
+
+
+def test_commands_during_search_are_refused_not_queued(session):
+    session.send("position startpos")
+    session.send("go infinite")
+    session.expect(lambda l: l.startswith("info depth"))
+    session.send("position startpos moves e2e4")
+    _, reply = session.expect(lambda l: l.startswith("info string"))
+    assert "search is running" in reply
+    session.send("stop")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves
+
+
+def test_no_legal_moves_gives_null_move(session):
+    session.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    session.send("go depth 5")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert best == "bestmove 0000"
+
+
+def test_end_of_input_exits_cleanly(engine_bin):
+    import subprocess
+
+    proc = subprocess.run([engine_bin], input="uci\nposition startpos\ngo infinite\n", capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 0
+    assert "bestmove" in proc.stdout
+
+
+def test_chess960_castling(session):
+    session.send("setoption name UCI_Chess960 value true")
+    # King b1, rooks a1 and h1: castling queenside is king takes rook, b1a1.
+    session.send("position fen 4k1r1/8/8/8/8/8/8/RK5R w HA - 0 1 moves b1a1")
+    session.sync()
+    session.send("go depth 3")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert not any(l.startswith("info string error") for l in session.transcript)
+    board = chess.Board("4k1r1/8/8/8/8/8/8/RK5R w HA - 0 1", chess960=True)
+    board.push_uci("b1a1")
+    assert chess.Move.from_uci(best.split()[1]) in board.legal_moves

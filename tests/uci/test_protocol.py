@@ -1,0 +1,166 @@
+"""UCI sessions against the built engine: protocol, timing of stop/isready/ponderhit, bad input."""
+
+import re
+import time
+
+import chess
+import chess.engine
+
+PROTOCOL_LINE = re.compile(r"^(id (name|author) .+|option name .+|uciok|readyok|bestmove \S+( ponder \S+)?|info .*)$")
+
+
+def test_handshake_declares_options(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    try:
+        assert engine.id["name"].startswith("Tessera")
+        for name in ["Hash", "Threads", "Move Overhead", "MultiPV", "Ponder", "Clear Hash", "UCI_Chess960", "UCI_ShowWDL"]:
+            assert name in engine.options, name
+        assert engine.options["Hash"].default == 16
+    finally:
+        engine.quit()
+
+
+def test_self_game_with_clock(engine_bin):
+    """Twenty moves a side under `go wtime … btime …`, every move legal and on time."""
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    board = chess.Board()
+    clock = {chess.WHITE: 10.0, chess.BLACK: 10.0}
+    inc = 0.1
+    try:
+        for _ in range(40):
+            if board.is_game_over():
+                break
+            limit = chess.engine.Limit(
+                white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=inc, black_inc=inc
+            )
+            start = time.monotonic()
+            result = engine.play(board, limit)
+            used = time.monotonic() - start
+            clock[board.turn] -= used - inc
+            assert clock[board.turn] > 0, "lost on time"
+            assert result.move in board.legal_moves, f"illegal {result.move} in {board.fen()}"
+            board.push(result.move)
+        assert board.ply() >= 20
+    finally:
+        engine.quit()
+
+
+def test_one_second_game_never_forfeits(engine_bin):
+    """A whole game at 1+0.01 with the default Move Overhead, clocks kept here."""
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    board = chess.Board()
+    clock = {chess.WHITE: 1.0, chess.BLACK: 1.0}
+    inc = 0.01
+    try:
+        while not board.is_game_over(claim_draw=True) and board.ply() < 200:
+            limit = chess.engine.Limit(
+                white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=inc, black_inc=inc
+            )
+            start = time.monotonic()
+            result = engine.play(board, limit)
+            clock[board.turn] -= time.monotonic() - start
+            assert clock[board.turn] > 0, f"flagged at ply {board.ply()}"
+            clock[board.turn] += inc
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        engine.quit()
+
+
+def test_stop_during_infinite_answers_within_100ms(session):
+    session.send("position startpos moves e2e4")
+    session.send("go infinite")
+    session.expect(lambda l: l.startswith("info depth"))
+    time.sleep(0.5)
+    sent = session.send("stop")
+    at, line = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+    assert at - sent < 0.1, f"bestmove {1000 * (at - sent):.0f} ms after stop"
+    move = chess.Move.from_uci(line.split()[1])
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert move in board.legal_moves
+
+
+def test_isready_during_search(session):
+    session.send("position startpos")
+    session.send("go infinite")
+    session.expect(lambda l: l.startswith("info depth"))
+    sent = session.send("isready")
+    at, line = session.expect(lambda l: l in ("readyok",) or l.startswith("bestmove"), timeout=2)
+    assert line == "readyok", "isready must be answered while the search runs"
+    assert at - sent < 0.1
+    session.send("stop")
+    session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+
+
+def test_ponder_then_ponderhit(session):
+    session.send("position startpos moves e2e4 e7e5")
+    # A ponder search must not answer before ponderhit, even when it finishes.
+    session.send("go ponder depth 2")
+    early = session.drain(0.5)
+    assert not any(l.startswith("bestmove") for l in early), early
+    sent = session.send("ponderhit")
+    at, line = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+    assert at - sent < 0.1
+    # With a clock: after ponderhit the search keeps to its time.
+    session.send("position startpos moves e2e4 e7e5 g1f3")
+    session.send("go ponder wtime 2000 btime 2000 winc 0 binc 0")
+    assert not any(l.startswith("bestmove") for l in session.drain(1.0))
+    session.send("ponderhit")
+    session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+    # stop during ponder also answers.
+    session.send("go ponder wtime 60000 btime 60000")
+    time.sleep(0.3)
+    sent = session.send("stop")
+    at, _ = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+    assert at - sent < 0.1
+
+
+def test_python_chess_pondering_game(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    board = chess.Board()
+    try:
+        for _ in range(6):
+            result = engine.play(board, chess.engine.Limit(white_clock=5, black_clock=5), ponder=True)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        engine.quit()
+
+
+def test_only_protocol_lines_on_stdout(session):
+    session.send("setoption name MultiPV value 3")
+    session.send("setoption name UCI_ShowWDL value true")
+    session.send("position startpos moves d2d4")
+    session.send("go depth 6")
+    session.expect(lambda l: l.startswith("bestmove"))
+    session.send("bogus")
+    session.sync()
+    for line in session.transcript:
+        assert PROTOCOL_LINE.match(line), line
+    multipv = {l.split(" multipv ")[1].split()[0] for l in session.transcript if " multipv " in l}
+    assert multipv == {"1", "2", "3"}
+    assert any(" wdl " in l for l in session.transcript)
+
+
+def test_mate_scores_reported(session):
+    session.send("position fen r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1")
+    session.send("go mate 3")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert best.split()[1] == "f6a6"
+    assert any("score mate 3" in l for l in session.transcript)
+
+
+def test_searchmoves_restricts_root(session):
+    session.send("position startpos")
+    session.send("go depth 5 searchmoves a2a3 h2h3")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert best.split()[1] in ("a2a3", "h2h3")
+
+
+def test_nodes_limit(session):
+    session.send("position startpos")
+    session.send("go nodes 5000")
+    session.expect(lambda l: l.startswith("bestmove"), timeout=5)
+    nodes = [int(l.split(" nodes ")[1].split()[0]) for l in session.transcript if " nodes " in l]
+    assert nodes and max(nodes) <= 5000 + 1
