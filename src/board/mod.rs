@@ -22,6 +22,8 @@ struct Ply {
     key: u64,
     /// The move that led here (`None` at the start and after a null move).
     last_move: Option<Move>,
+    /// Whether the side to move is in check, computed once per position.
+    in_check: bool,
 }
 
 /// Why a FEN or a move given to the board was refused.
@@ -59,7 +61,8 @@ impl Default for Board {
 impl Board {
     pub fn from_position(pos: Chess, castling_mode: CastlingMode) -> Board {
         let key = zobrist::key_of(&pos);
-        Board { plies: vec![Ply { pos, key, last_move: None }], search_root: 0, castling_mode }
+        let in_check = pos.is_check();
+        Board { plies: vec![Ply { pos, key, last_move: None, in_check }], search_root: 0, castling_mode }
     }
 
     /// Parses a FEN. Chess960 castling rights (Shredder or X-FEN) are accepted
@@ -98,7 +101,7 @@ impl Board {
     }
 
     pub fn in_check(&self) -> bool {
-        self.pos().is_check()
+        self.current().in_check
     }
 
     /// The move that led to the position `plies_ago` plies back (0 = the
@@ -137,7 +140,8 @@ impl Board {
         let mut pos = before.pos.clone();
         pos.play_unchecked(m);
         let key = zobrist::key_after(before.key, &before.pos, m, &pos);
-        self.plies.push(Ply { pos, key, last_move: Some(m) });
+        let in_check = pos.is_check();
+        self.plies.push(Ply { pos, key, last_move: Some(m), in_check });
     }
 
     /// Passes the move to the opponent (for null-move pruning). Returns false,
@@ -151,7 +155,7 @@ impl Board {
             p.ep_square(EnPassantMode::Legal).map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
         };
         let key = before.key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep(&before.pos) ^ ep(&pos);
-        self.plies.push(Ply { pos, key, last_move: None });
+        self.plies.push(Ply { pos, key, last_move: None, in_check: false });
         true
     }
 
@@ -177,7 +181,7 @@ impl Board {
     /// enough; positions from before the root must have occurred twice.
     pub fn is_draw(&self) -> bool {
         let pos = self.pos();
-        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+        if pos.halfmoves() >= 100 && !(self.in_check() && pos.legal_moves().is_empty()) {
             return true;
         }
         pos.is_insufficient_material() || self.is_repetition()

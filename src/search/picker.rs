@@ -13,7 +13,7 @@ use crate::evaluate::piece_value;
 const TT_MOVE: i32 = 10_000_000;
 const GOOD_CAPTURE: i32 = 2_000_000;
 const KILLER: i32 = 1_000_002;
-const COUNTER: i32 = 1_000_000;
+pub const COUNTER: i32 = 1_000_000;
 const BAD_CAPTURE: i32 = -2_000_000;
 
 /// What the move loop needs to know about the ordering of each move.
@@ -102,12 +102,18 @@ impl MovePicker {
         self.moves.is_empty()
     }
 
-    /// The next best move and how it was ordered.
-    pub fn next(&mut self) -> Option<(Move, Kind)> {
+    /// The next best move, how it was ordered, and its ordering score (the
+    /// history score for quiet moves other than killers and counters).
+    pub fn next(&mut self) -> Option<(Move, Kind, i32)> {
         if self.next >= self.moves.len() {
             return None;
         }
-        let best = (self.next..self.moves.len()).max_by_key(|&i| (self.scores[i], std::cmp::Reverse(i)))?;
+        let mut best = self.next;
+        for i in self.next + 1..self.moves.len() {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
         self.moves.swap(self.next, best);
         self.scores.swap(self.next, best);
         let (m, score) = (self.moves[self.next], self.scores[self.next]);
@@ -121,6 +127,6 @@ impl MovePicker {
         } else {
             Kind::BadNoisy
         };
-        Some((m, kind))
+        Some((m, kind, score))
     }
 }

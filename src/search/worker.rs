@@ -9,7 +9,7 @@ use shakmaty::{Move, Position};
 
 use super::SharedState;
 use super::history::{Histories, PieceTo, bonus, is_quiet};
-use super::picker::{Kind, MovePicker};
+use super::picker::{self, Kind, MovePicker};
 use super::score::*;
 use super::see::see_ge;
 use super::tt::{Bound, PackedMove, TranspositionTable};
@@ -250,12 +250,20 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let us = self.board.turn();
 
-        while let Some((m, kind)) = picker.next() {
+        while let Some((m, kind, order_score)) = picker.next() {
             if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
                 continue;
             }
             let quiet = is_quiet(m);
-            let history = if quiet { self.hist.quiet_score(us, m, prev) } else { self.hist.capture_score(us, m) };
+            // The picker's score is the history for ordinary quiet moves;
+            // killers, counters and the table move get theirs looked up.
+            let history = if !quiet {
+                self.hist.capture_score(us, m)
+            } else if kind == Kind::Quiet && order_score < picker::COUNTER {
+                order_score
+            } else {
+                self.hist.quiet_score(us, m, prev)
+            };
 
             // Singular extension: is the table move much better than all
             // others? (Decided before the move is played: it searches this node.)
@@ -459,7 +467,7 @@ impl<'a> Worker<'a> {
         let mut best_move = None;
         let original_alpha = alpha;
         let mut any_legal = false;
-        while let Some((m, _)) = picker.next() {
+        while let Some((m, ..)) = picker.next() {
             any_legal = true;
             // Captures that lose material cannot raise a standing-pat score.
             if !in_check && !see_ge(self.board.pos(), m, 0) {
