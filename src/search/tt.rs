@@ -15,6 +15,29 @@ pub enum Bound {
     Upper = 3,
 }
 
+impl Bound {
+    /// What a search result tells about the true score, given the window
+    /// `(alpha, beta)` it was searched with.
+    pub fn of(score: i32, alpha: i32, beta: i32) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a stored score with this bound settles a search of `(alpha, beta)`.
+    pub fn cuts(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+}
+
 /// A move packed into 16 bits: from, to, promotion role. Castling is stored
 /// as king square → rook square, as shakmaty represents it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

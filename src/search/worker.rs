@@ -164,12 +164,7 @@ impl<'a> Worker<'a> {
             && e.depth >= depth
             && self.board.pos().halfmoves() < 90
         {
-            let usable = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if usable {
+            if e.bound.cuts(score, alpha, beta) {
                 return score;
             }
         }
@@ -411,13 +406,7 @@ impl<'a> Worker<'a> {
         }
 
         if excluded.is_none() {
-            let bound = if best_score >= beta {
-                Bound::Lower
-            } else if best_score > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of(best_score, original_alpha, beta);
             let stored_move = best_move.map_or(tt_move, PackedMove::of);
             self.tt.store(key, stored_move, to_tt(best_score, ply), static_eval.unwrap_or(0), depth, bound);
         }
@@ -441,12 +430,7 @@ impl<'a> Worker<'a> {
         let tt_entry = self.tt.probe(key);
         if let Some(e) = tt_entry {
             let score = from_tt(e.score, ply);
-            let usable = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if usable && beta - alpha == 1 {
+            if beta - alpha == 1 && e.bound.cuts(score, alpha, beta) {
                 return score;
             }
         }
@@ -494,13 +478,7 @@ impl<'a> Worker<'a> {
         if in_check && !any_legal {
             return mated_in(ply);
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_score, original_alpha, beta);
         let mv = best_move.map_or(PackedMove::NONE, PackedMove::of);
         self.tt.store(key, mv, to_tt(best_score, ply), static_eval.unwrap_or(0), 0, bound);
         best_score

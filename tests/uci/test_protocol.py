@@ -20,39 +20,14 @@ def test_handshake_declares_options(engine_bin):
         engine.quit()
 
 
-def test_self_game_with_clock(engine_bin):
-    """Twenty moves a side under `go wtime … btime …`, every move legal and on time."""
+def play_clocked_game(engine_bin, seconds, inc, max_plies, claim_draw=False):
+    """Plays the engine against itself under `go wtime/btime/winc/binc`, keeping
+    the clocks here from wall time; fails on an illegal move or a flag fall."""
     engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
     board = chess.Board()
-    clock = {chess.WHITE: 10.0, chess.BLACK: 10.0}
-    inc = 0.1
+    clock = {chess.WHITE: seconds, chess.BLACK: seconds}
     try:
-        for _ in range(40):
-            if board.is_game_over():
-                break
-            limit = chess.engine.Limit(
-                white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=inc, black_inc=inc
-            )
-            start = time.monotonic()
-            result = engine.play(board, limit)
-            used = time.monotonic() - start
-            clock[board.turn] -= used - inc
-            assert clock[board.turn] > 0, "lost on time"
-            assert result.move in board.legal_moves, f"illegal {result.move} in {board.fen()}"
-            board.push(result.move)
-        assert board.ply() >= 20
-    finally:
-        engine.quit()
-
-
-def test_one_second_game_never_forfeits(engine_bin):
-    """A whole game at 1+0.01 with the default Move Overhead, clocks kept here."""
-    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    board = chess.Board()
-    clock = {chess.WHITE: 1.0, chess.BLACK: 1.0}
-    inc = 0.01
-    try:
-        while not board.is_game_over(claim_draw=True) and board.ply() < 200:
+        while not board.is_game_over(claim_draw=claim_draw) and board.ply() < max_plies:
             limit = chess.engine.Limit(
                 white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=inc, black_inc=inc
             )
@@ -61,10 +36,22 @@ def test_one_second_game_never_forfeits(engine_bin):
             clock[board.turn] -= time.monotonic() - start
             assert clock[board.turn] > 0, f"flagged at ply {board.ply()}"
             clock[board.turn] += inc
-            assert result.move in board.legal_moves
+            assert result.move in board.legal_moves, f"illegal {result.move} in {board.fen()}"
             board.push(result.move)
     finally:
         engine.quit()
+    return board
+
+
+def test_self_game_with_clock(engine_bin):
+    """Twenty moves a side under `go wtime … btime …`, every move legal and on time."""
+    board = play_clocked_game(engine_bin, 10.0, 0.1, 40)
+    assert board.ply() >= 20
+
+
+def test_one_second_game_never_forfeits(engine_bin):
+    """A whole game at 1+0.01 with the default Move Overhead."""
+    play_clocked_game(engine_bin, 1.0, 0.01, 200, claim_draw=True)
 
 
 def test_stop_during_infinite_answers_within_100ms(session):
@@ -164,3 +151,22 @@ def test_nodes_limit(session):
     session.expect(lambda l: l.startswith("bestmove"), timeout=5)
     nodes = [int(l.split(" nodes ")[1].split()[0]) for l in session.transcript if " nodes " in l]
     assert nodes and max(nodes) <= 5000 + 1
+
+
+def test_threads_hash_and_clear(session):
+    """Lazy SMP with two threads, a resized table, Clear Hash and ucinewgame all keep the engine sound."""
+    for line in ["setoption name Threads value 2", "setoption name Hash value 64", "setoption name Clear Hash"]:
+        session.send(line)
+    session.send("ucinewgame")
+    session.send("position startpos moves e2e4 c7c5")
+    session.send("go depth 9")
+    _, best = session.expect(lambda l: l.startswith("bestmove"), timeout=30)
+    board = chess.Board()
+    for m in ["e2e4", "c7c5"]:
+        board.push_uci(m)
+    assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
+    assert not any(l.startswith("info string error") for l in session.transcript)
+    depths = [int(l.split()[2]) for l in session.transcript if l.startswith("info depth")]
+    assert max(depths) == 9
+    hashfull = [int(l.split(" hashfull ")[1].split()[0]) for l in session.transcript if " hashfull " in l]
+    assert all(0 <= h <= 1000 for h in hashfull)
