@@ -30,6 +30,15 @@ enum Cmd {
         #[arg(long)]
         divide: bool,
     },
+    /// Describe a feature-set expression such as `all+ph+pv`.
+    Features {
+        /// Blocks joined with `+`.
+        expression: String,
+        /// Print the thesis's statistics table over the positions of a PGN,
+        /// FEN, EPD or `FEN | score | result` file.
+        #[arg(long, value_name = "FILE")]
+        stats: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -70,6 +79,31 @@ fn main() -> ExitCode {
             };
             let secs = start.elapsed().as_secs_f64().max(1e-6);
             println!("{nodes} nodes {} nps", (nodes as f64 / secs) as u64);
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::Features { expression, stats }) => {
+            let fs: tessera::features::FeatureSet = match expression.parse() {
+                Ok(fs) => fs,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match stats {
+                None => {
+                    for (block, offset) in fs.blocks() {
+                        println!("{:<8} {:>6} inputs at offset {offset}", block.name(), block.size());
+                    }
+                    println!("{} inputs in total", fs.size());
+                }
+                Some(path) => match tessera::features::stats::collect(&fs, &path) {
+                    Ok(stats) => print!("{}", stats.table()),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            }
             ExitCode::SUCCESS
         }
     }

@@ -26,6 +26,7 @@ mod pv;
 mod rk_h;
 mod rk_hv;
 mod rk_v;
+pub mod stats;
 mod v;
 
 use std::fmt;
