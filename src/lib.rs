@@ -6,5 +6,6 @@ pub mod bench;
 pub mod board;
 pub mod evaluate;
 pub mod features;
+pub mod nnue;
 pub mod search;
 pub mod uci;

@@ -1,0 +1,9 @@
+//! NNUE inference: the file format, the network, the accumulators and the
+//! integer kernels (scalar and AVX2).
+
+pub mod accumulator;
+pub mod format;
+pub mod layers;
+pub mod network;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The network: a float reference (what the trainer optimises) and its
+//! quantized form (what the engine runs), plus the conversion between them.
+
+use shakmaty::{Chess, Color, Position};
+
+use super::accumulator;
+use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors};
+use super::layers::affine::affine;
+use super::layers::avx2_available;
+use super::layers::clipped_relu::{crelu_i16, crelu_i32};
+use crate::features::{FeatureSet, Perspective};
+
+/// Float weights are kept inside this range so that ×64 fits an i8.
+pub const MAX_HIDDEN_WEIGHT: f32 = 127.0 / 64.0;
+
+/// The float network. Activations are clipped to 0..1; the output times
+/// `Scales::output_cp` is the evaluation in centipawns, side to move's view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    pub features: String,
+    pub shape: Shape,
+    pub ft_bias: Vec<f32>,
+    pub ft_weights: Vec<f32>,
+    pub hidden_bias: Vec<f32>,
+    pub hidden_weights: Vec<f32>,
+    pub hidden2_bias: Vec<f32>,
+    pub hidden2_weights: Vec<f32>,
+    pub output_bias: f32,
+    pub output_weights: Vec<f32>,
+}
+
+fn dense(input: &[f32], weights: &[f32], bias: &[f32]) -> Vec<f32> {
+    bias.iter()
+        .enumerate()
+        .map(|(o, b)| b + input.iter().zip(&weights[o * input.len()..]).map(|(x, w)| x * w).sum::<f32>())
+        .collect()
+}
+
+fn clip(v: Vec<f32>) -> Vec<f32> {
+    v.into_iter().map(|x| x.clamp(0.0, 1.0)).collect()
+}
+
+impl FloatNetwork {
+    /// A network with small random weights (deterministic in `seed`), for
+    /// tests and as the trainer's starting point.
+    pub fn random(features: &FeatureSet, ft: usize, hidden: usize, hidden2: usize, seed: u64) -> FloatNetwork {
+        let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        let mut uniform = move |scale: f32| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+        };
+        let shape = Shape { inputs: features.size(), ft, hidden, hidden2 };
+        let last = if hidden2 > 0 { hidden2 } else { hidden };
+        let mut fill = |n: usize, scale: f32| (0..n).map(|_| uniform(scale)).collect::<Vec<f32>>();
+        FloatNetwork {
+            features: features.expression().to_string(),
+            shape,
+            ft_bias: fill(ft, 0.1),
+            ft_weights: fill(shape.inputs * ft, 0.1),
+            hidden_bias: fill(hidden, 0.1),
+            hidden_weights: fill(hidden * 2 * ft, 1.0 / (ft as f32).sqrt()),
+            hidden2_bias: fill(hidden2, 0.1),
+            hidden2_weights: fill(hidden2 * hidden, 1.0 / (hidden as f32).sqrt()),
+            output_bias: fill(1, 0.1)[0],
+            output_weights: fill(last, 1.0 / (last as f32).sqrt()),
+        }
+    }
+
+    /// The reference forward pass, in centipawns for the side to move.
+    pub fn evaluate(&self, fs: &FeatureSet, pos: &Chess) -> f32 {
+        let m = self.shape.ft;
+        let mut input = Vec::with_capacity(2 * m);
+        let mut active = Vec::new();
+        for color in [pos.turn(), !pos.turn()] {
+            let mut acc = self.ft_bias.clone();
+            active.clear();
+            fs.active(pos, Perspective(color), &mut active);
+            for &i in &active {
+                for (a, w) in acc.iter_mut().zip(&self.ft_weights[i as usize * m..(i as usize + 1) * m]) {
+                    *a += w;
+                }
+            }
+            input.extend(clip(acc));
+        }
+        let mut h = clip(dense(&input, &self.hidden_weights, &self.hidden_bias));
+        if self.shape.hidden2 > 0 {
+            h = clip(dense(&h, &self.hidden2_weights, &self.hidden2_bias));
+        }
+        let out = self.output_bias + h.iter().zip(&self.output_weights).map(|(x, w)| x * w).sum::<f32>();
+        out * DEFAULT_SCALES.output_cp as f32
+    }
+
+    /// Stockfish's quantization (design.md §3).
+    pub fn quantize(&self, description: &str) -> NetFile {
+        let s = DEFAULT_SCALES;
+        let ft = |v: &[f32]| v.iter().map(|x| (x * s.ft as f32).round().clamp(-32768.0, 32767.0) as i16).collect();
+        let weight = |v: &[f32]| v.iter().map(|x| (x * s.weight as f32).round().clamp(-127.0, 127.0) as i8).collect();
+        let bias = |v: &[f32]| v.iter().map(|x| (x * (s.ft * s.weight) as f32).round() as i32).collect();
+        NetFile {
+            features: self.features.clone(),
+            description: description.to_string(),
+            shape: self.shape,
+            scales: s,
+            tensors: Tensors {
+                ft_bias: ft(&self.ft_bias),
+                ft_weights: ft(&self.ft_weights),
+                hidden_bias: bias(&self.hidden_bias),
+                hidden_weights: weight(&self.hidden_weights),
+                hidden2_bias: bias(&self.hidden2_bias),
+                hidden2_weights: weight(&self.hidden2_weights),
+                output_bias: (self.output_bias * (s.ft * s.weight) as f32).round() as i32,
+                output_weights: weight(&self.output_weights),
+            },
+        }
+    }
+}
+
+/// Why a net could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetError {
+    Format(FormatError),
+    Features(String),
+    Mismatch(String),
+}
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetError::Format(e) => write!(f, "{e}"),
+            NetError::Features(e) => write!(f, "net file names an unusable feature set: {e}"),
+            NetError::Mismatch(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// The quantized network the engine runs.
+pub struct Network {
+    pub features: FeatureSet,
+    pub shape: Shape,
+    pub scales: Scales,
+    pub description: String,
+    /// Short hash of the file's bytes, to name the net in logs.
+    pub hash: String,
+    tensors: Tensors,
+    avx2: bool,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({} {} {})", self.features.expression(), self.shape, self.hash)
+    }
+}
+
+impl Network {
+    /// Reads a net file; checks that the tensors fit the feature set it names.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        let file = NetFile::parse(bytes).map_err(NetError::Format)?;
+        let features: FeatureSet = file.features.parse().map_err(|e| NetError::Features(format!("{e}")))?;
+        if features.size() != file.shape.inputs {
+            return Err(NetError::Mismatch(format!(
+                "feature set '{}' has {} inputs but the net has {}",
+                file.features,
+                features.size(),
+                file.shape.inputs
+            )));
+        }
+        if file.scales != DEFAULT_SCALES {
+            return Err(NetError::Mismatch(format!("unsupported quantization scales {:?}", file.scales)));
+        }
+        Ok(Network {
+            features,
+            shape: file.shape,
+            scales: file.scales,
+            description: file.description,
+            hash: NetFile::content_hash(bytes),
+            tensors: file.tensors,
+            avx2: avx2_available(),
+        })
+    }
+
+    /// Refuses a net whose feature set or shape differs from `other`'s
+    /// (a net loaded at run time must match the compiled one).
+    pub fn check_same_kind(&self, features: &str, shape: Shape) -> Result<(), NetError> {
+        if self.features.expression() != features || self.shape != shape {
+            return Err(NetError::Mismatch(format!(
+                "net is '{}' {} but this engine was built for '{features}' {shape}",
+                self.features.expression(),
+                self.shape
+            )));
+        }
+        Ok(())
+    }
+
+    /// Uses the scalar kernels even where AVX2 exists (tests, benchmarks).
+    pub fn force_scalar(&mut self, scalar: bool) {
+        self.avx2 = !scalar && avx2_available();
+    }
+
+    pub fn uses_avx2(&self) -> bool {
+        self.avx2
+    }
+
+    /// One line naming the net: feature set, sizes, content hash.
+    pub fn summary(&self) -> String {
+        format!("net {} {} hash {}", self.features.expression(), self.shape, self.hash)
+    }
+
+    /// The accumulator of one perspective, from scratch.
+    pub fn refresh(&self, pos: &Chess, color: Color, acc: &mut [i16], scratch: &mut Vec<u32>) {
+        acc.copy_from_slice(&self.tensors.ft_bias);
+        scratch.clear();
+        self.features.active(pos, Perspective(color), scratch);
+        for &i in scratch.iter() {
+            accumulator::add(acc, self.column(i), self.avx2);
+        }
+    }
+
+    pub fn add_feature(&self, acc: &mut [i16], index: u32) {
+        accumulator::add(acc, self.column(index), self.avx2);
+    }
+
+    pub fn sub_feature(&self, acc: &mut [i16], index: u32) {
+        accumulator::sub(acc, self.column(index), self.avx2);
+    }
+
+    fn column(&self, index: u32) -> &[i16] {
+        let m = self.shape.ft;
+        &self.tensors.ft_weights[index as usize * m..(index as usize + 1) * m]
+    }
+
+    /// The evaluation in centipawns from the two accumulators, the side to
+    /// move's first.
+    pub fn evaluate(&self, ours: &[i16], theirs: &[i16]) -> i32 {
+        let (m, t) = (self.shape.ft, &self.tensors);
+        let mut input = vec![0u8; 2 * m];
+        crelu_i16(ours, &mut input[..m], self.avx2);
+        crelu_i16(theirs, &mut input[m..], self.avx2);
+        let mut sums = vec![0i32; self.shape.hidden];
+        affine(&input, &t.hidden_weights, &t.hidden_bias, &mut sums, self.avx2);
+        let mut hidden = vec![0u8; self.shape.hidden];
+        crelu_i32(&sums, &mut hidden);
+        if self.shape.hidden2 > 0 {
+            let mut sums2 = vec![0i32; self.shape.hidden2];
+            affine(&hidden, &t.hidden2_weights, &t.hidden2_bias, &mut sums2, self.avx2);
+            hidden = vec![0u8; self.shape.hidden2];
+            crelu_i32(&sums2, &mut hidden);
+        }
+        let out = t.output_bias + hidden.iter().zip(&t.output_weights).map(|(&h, &w)| h as i32 * w as i32).sum::<i32>();
+        (out as i64 * self.scales.output_cp as i64 / (self.scales.ft * self.scales.weight) as i64) as i32
+    }
+
+    /// The evaluation of a position from scratch (no incremental state).
+    pub fn evaluate_position(&self, pos: &Chess) -> i32 {
+        let m = self.shape.ft;
+        let (mut ours, mut theirs, mut scratch) = (vec![0i16; m], vec![0i16; m], Vec::new());
+        self.refresh(pos, pos.turn(), &mut ours, &mut scratch);
+        self.refresh(pos, !pos.turn(), &mut theirs, &mut scratch);
+        self.evaluate(&ours, &theirs)
+    }
+}
