@@ -1,7 +1,8 @@
 //! Static evaluation, from the side to move's point of view, in centipawns.
 //!
-//! This is the single place the search asks for an evaluation. Until the
-//! NNUE network lands it is a plain material count.
+//! This is the single place the search asks for an evaluation: the board's
+//! network when one is attached, otherwise a plain material count (until a
+//! trained network is embedded by default).
 
 use shakmaty::{Position, Role};
 
@@ -14,7 +15,18 @@ pub fn piece_value(role: Role) -> i32 {
     PIECE_VALUES[role as usize - 1]
 }
 
+/// Evaluations stay well inside the range of mate scores.
+const EVAL_LIMIT: i32 = 20_000;
+
 pub fn evaluate(board: &Board) -> i32 {
+    match board.nnue_evaluate() {
+        Some(cp) => cp.clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        None => material(board),
+    }
+}
+
+/// The material balance.
+pub fn material(board: &Board) -> i32 {
     let pos = board.pos();
     let b = pos.board();
     let us = pos.us();

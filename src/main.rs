@@ -30,6 +30,11 @@ enum Cmd {
         #[arg(long)]
         divide: bool,
     },
+    /// Print the static evaluation of a position (side to move's view).
+    Eval {
+        /// The position.
+        fen: String,
+    },
     /// Describe a feature-set expression such as `all+ph+pv`.
     Features {
         /// Blocks joined with `+`.
@@ -79,6 +84,26 @@ fn main() -> ExitCode {
             };
             let secs = start.elapsed().as_secs_f64().max(1e-6);
             println!("{nodes} nodes {} nps", (nodes as f64 / secs) as u64);
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::Eval { fen }) => {
+            let mut board = match Board::from_fen(&fen, true) {
+                Ok(board) => board,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let net = tessera::nnue::embedded::default_network();
+            if let Some(net) = &net {
+                board.attach_network(net.clone());
+            }
+            let side = if board.turn().is_white() { "white" } else { "black" };
+            println!(
+                "{} cp (side to move: {side}; {})",
+                tessera::evaluate::evaluate(&board),
+                tessera::uci::describe(net.as_deref())
+            );
             ExitCode::SUCCESS
         }
         Some(Cmd::Features { expression, stats }) => {

@@ -9,11 +9,15 @@ pub mod perft;
 pub mod zobrist;
 
 use std::fmt;
+use std::sync::Arc;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
+
+use crate::features::{Perspective, Update};
+use crate::nnue::network::Network;
 
 /// One ply of the game or search: the position and how it was reached.
 #[derive(Clone)]
@@ -44,12 +48,71 @@ impl fmt::Display for BoardError {
 
 impl std::error::Error for BoardError {}
 
+/// The network's paired accumulators for every ply since it was attached,
+/// each `2 · ft` values: black's perspective, then white's.
+#[derive(Clone)]
+struct Accumulators {
+    net: Arc<Network>,
+    data: Vec<i16>,
+    /// Index in `plies` of the first accumulated position.
+    base: usize,
+    update: Update,
+    scratch: Vec<u32>,
+}
+
+impl Accumulators {
+    fn stride(&self) -> usize {
+        2 * self.net.shape.ft
+    }
+
+    fn refresh_last(&mut self, pos: &Chess) {
+        let ft = self.net.shape.ft;
+        let start = self.data.len() - self.stride();
+        for color in Color::ALL {
+            let slot = start + color as usize * ft;
+            self.net.refresh(pos, color, &mut self.data[slot..slot + ft], &mut self.scratch);
+        }
+    }
+
+    /// Appends the accumulators of `after`, reached by `m` from `before`.
+    fn push(&mut self, before: &Chess, m: Move, after: &Chess) {
+        let (ft, stride) = (self.net.shape.ft, self.stride());
+        let parent = self.data.len() - stride;
+        self.data.extend_from_within(parent..parent + stride);
+        let start = parent + stride;
+        for color in Color::ALL {
+            self.net.features.update_into(before, m, after, Perspective(color), &mut self.update);
+            let slot = start + color as usize * ft;
+            let acc = &mut self.data[slot..slot + ft];
+            if self.update.refresh {
+                self.net.refresh(after, color, acc, &mut self.scratch);
+            } else {
+                for &i in &self.update.added {
+                    self.net.add_feature(acc, i);
+                }
+                for &i in &self.update.removed {
+                    self.net.sub_feature(acc, i);
+                }
+            }
+        }
+    }
+
+    fn evaluate(&self, turn: Color) -> i32 {
+        let ft = self.net.shape.ft;
+        let start = self.data.len() - self.stride();
+        let slot = |c: Color| start + c as usize * ft;
+        let (ours, theirs) = (slot(turn), slot(!turn));
+        self.net.evaluate(&self.data[ours..ours + ft], &self.data[theirs..theirs + ft])
+    }
+}
+
 #[derive(Clone)]
 pub struct Board {
     plies: Vec<Ply>,
     /// Index in `plies` of the position the current search started from.
     search_root: usize,
     castling_mode: CastlingMode,
+    nnue: Option<Accumulators>,
 }
 
 impl Default for Board {
@@ -62,7 +125,7 @@ impl Board {
     pub fn from_position(pos: Chess, castling_mode: CastlingMode) -> Board {
         let key = zobrist::key_of(&pos);
         let in_check = pos.is_check();
-        Board { plies: vec![Ply { pos, key, last_move: None, in_check }], search_root: 0, castling_mode }
+        Board { plies: vec![Ply { pos, key, last_move: None, in_check }], search_root: 0, castling_mode, nnue: None }
     }
 
     /// Parses a FEN. Chess960 castling rights (Shredder or X-FEN) are accepted
@@ -136,11 +199,14 @@ impl Board {
 
     /// Plays a legal move.
     pub fn push(&mut self, m: Move) {
-        let before = self.current();
+        let before = self.plies.last().expect("board always holds a position");
         let mut pos = before.pos.clone();
         pos.play_unchecked(m);
         let key = zobrist::key_after(before.key, &before.pos, m, &pos);
         let in_check = pos.is_check();
+        if let Some(nnue) = &mut self.nnue {
+            nnue.push(&before.pos, m, &pos);
+        }
         self.plies.push(Ply { pos, key, last_move: Some(m), in_check });
     }
 
@@ -156,6 +222,12 @@ impl Board {
         };
         let key = before.key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep(&before.pos) ^ ep(&pos);
         self.plies.push(Ply { pos, key, last_move: None, in_check: false });
+        // A pass can change turn-dependent features (`pm`): recompute.
+        if let Some(nnue) = &mut self.nnue {
+            let stride = nnue.stride();
+            nnue.data.resize(nnue.data.len() + stride, 0);
+            nnue.refresh_last(&self.plies.last().expect("just pushed").pos);
+        }
         true
     }
 
@@ -163,6 +235,12 @@ impl Board {
     pub fn pop(&mut self) {
         debug_assert!(self.plies.len() > 1, "pop past the first position");
         if self.plies.len() > 1 {
+            if let Some(nnue) = &mut self.nnue
+                && self.plies.len() - 1 > nnue.base
+            {
+                let keep = nnue.data.len() - nnue.stride();
+                nnue.data.truncate(keep);
+            }
             self.plies.pop();
         }
     }
@@ -174,6 +252,30 @@ impl Board {
         self.plies.clear();
         self.plies.push(Ply { last_move: None, ..last });
         self.search_root = 0;
+        if let Some(nnue) = self.nnue.take() {
+            self.attach_network(nnue.net);
+        }
+    }
+
+    /// Evaluates with `net` from now on: accumulators are computed for the
+    /// current position and follow every `push` and `pop` after it.
+    pub fn attach_network(&mut self, net: Arc<Network>) {
+        let stride = 2 * net.shape.ft;
+        let mut nnue = Accumulators {
+            net,
+            data: vec![0; stride],
+            base: self.plies.len() - 1,
+            update: Update::default(),
+            scratch: Vec::new(),
+        };
+        nnue.refresh_last(self.pos());
+        self.nnue = Some(nnue);
+    }
+
+    /// The network's evaluation of the current position (side to move's
+    /// view, centipawns), if a network is attached.
+    pub fn nnue_evaluate(&self) -> Option<i32> {
+        self.nnue.as_ref().map(|n| n.evaluate(self.turn()))
     }
 
     /// True when the position is drawn by the fifty-move rule, insufficient

@@ -19,6 +19,7 @@ mod line;
 mod mb;
 mod mc;
 mod mobility;
+mod names;
 mod pairwise;
 mod ph;
 mod pm;
@@ -132,9 +133,7 @@ pub trait FeatureBlock: Send + Sync {
     );
 }
 
-/// The names of every block, as the expression parser accepts them.
-pub const BLOCK_NAMES: &[&str] =
-    &["all", "h", "v", "d1", "d2", "compact", "ph", "pv", "mb", "mc", "kp", "ka", "rk-h", "rk-v", "rk-hv", "pm"];
+pub use names::BLOCK_NAMES;
 
 fn piece<F: PieceFeature>() -> Box<dyn FeatureBlock> {
     Box::new(PieceBlock::<F>::new())
@@ -252,14 +251,21 @@ impl FeatureSet {
     /// that is all blocks, the perspective is refreshed instead.
     pub fn update(&self, pos: &Chess, m: Move, after: &Chess, perspective: Perspective) -> Update {
         let mut update = Update::default();
-        let refreshing: Vec<bool> = self.blocks.iter().map(|b| b.needs_refresh(pos, m, perspective)).collect();
-        if refreshing.iter().all(|&r| r) {
-            update.refresh = true;
-            return update;
+        self.update_into(pos, m, after, perspective, &mut update);
+        update
+    }
+
+    /// `update`, reusing the buffers of `update` (the search's hot path).
+    pub fn update_into(&self, pos: &Chess, m: Move, after: &Chess, perspective: Perspective, update: &mut Update) {
+        update.added.clear();
+        update.removed.clear();
+        update.refresh = self.blocks.iter().all(|b| b.needs_refresh(pos, m, perspective));
+        if update.refresh {
+            return;
         }
-        for ((block, offset), refresh) in self.blocks().zip(refreshing) {
+        for (block, offset) in self.blocks() {
             let (a, r) = (update.added.len(), update.removed.len());
-            if refresh {
+            if block.needs_refresh(pos, m, perspective) {
                 block.active(pos, perspective, &mut update.removed);
                 block.active(after, perspective, &mut update.added);
             } else {
@@ -268,7 +274,6 @@ impl FeatureSet {
             update.added[a..].iter_mut().for_each(|i| *i += offset);
             update.removed[r..].iter_mut().for_each(|i| *i += offset);
         }
-        update
     }
 }
 

@@ -11,12 +11,14 @@ pub mod time;
 pub mod tt;
 pub mod worker;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Move, Position};
 
 use crate::board::Board;
+use crate::nnue::network::Network;
 use history::Histories;
 use limits::Limits;
 use score::*;
@@ -82,15 +84,22 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
-/// State that outlives one `go`: the table and each thread's histories.
+/// State that outlives one `go`: the table, each thread's histories, and
+/// the network (`None`: material evaluation).
 pub struct Search {
     pub tt: TranspositionTable,
     histories: Vec<Box<Histories>>,
+    pub network: Option<Arc<Network>>,
 }
 
 impl Search {
+    /// A search with the embedded network, if the build has one.
     pub fn new(hash_mb: usize) -> Search {
-        Search { tt: TranspositionTable::new(hash_mb), histories: Vec::new() }
+        Search {
+            tt: TranspositionTable::new(hash_mb),
+            histories: Vec::new(),
+            network: crate::nnue::embedded::default_network(),
+        }
     }
 
     /// Replaces the table with one of `hash_mb` megabytes; the old one stays
@@ -123,6 +132,9 @@ impl Search {
         self.tt.new_search();
         let mut root = board.clone();
         root.set_search_root();
+        if let Some(net) = &self.network {
+            root.attach_network(Arc::clone(net));
+        }
         let tt = &self.tt;
         let mut histories = self.histories.iter_mut();
         let main_hist = histories.next().expect("at least one thread");

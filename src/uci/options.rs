@@ -6,6 +6,7 @@ pub enum Kind {
     Spin { default: i64, min: i64, max: i64 },
     Check { default: bool },
     Button,
+    Text { default: &'static str },
 }
 
 pub struct Spec {
@@ -22,7 +23,11 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "Clear Hash", kind: Kind::Button },
     Spec { name: "UCI_Chess960", kind: Kind::Check { default: false } },
     Spec { name: "UCI_ShowWDL", kind: Kind::Check { default: false } },
+    Spec { name: "EvalFile", kind: Kind::Text { default: EMBEDDED_NET } },
 ];
+
+/// The `EvalFile` value that selects the network built into the engine.
+pub const EMBEDDED_NET: &str = "<embedded>";
 
 /// A validated `setoption`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +40,7 @@ pub enum Setting {
     ClearHash,
     Chess960(bool),
     ShowWdl(bool),
+    EvalFile(String),
 }
 
 /// The `option name …` lines sent after `uci`.
@@ -49,6 +55,7 @@ pub fn declarations() -> Vec<String> {
                 format!("option name {} type check default {default}", spec.name)
             }
             Kind::Button => format!("option name {} type button", spec.name),
+            Kind::Text { default } => format!("option name {} type string default {default}", spec.name),
         })
         .collect()
 }
@@ -60,6 +67,7 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
     enum Value {
         Int(i64),
         Bool(bool),
+        Text(String),
         None,
     }
     let value = match spec.kind {
@@ -82,6 +90,9 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
             }
         }
         Kind::Button => Value::None,
+        Kind::Text { .. } => {
+            Value::Text(value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?.to_string())
+        }
     };
     Ok(match (spec.name, value) {
         ("Hash", Value::Int(v)) => Setting::Hash(v as usize),
@@ -92,6 +103,7 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         ("Clear Hash", Value::None) => Setting::ClearHash,
         ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
         ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
+        ("EvalFile", Value::Text(path)) => Setting::EvalFile(path),
         _ => unreachable!("every option in SPECS has a Setting"),
     })
 }

@@ -1,0 +1,67 @@
+//! Chooses the network to embed: `$TESSERA_NET`, else `nets/default.nnue`
+//! if present, else none (the engine then evaluates by material). The file
+//! is validated with the engine's own parser and embedded 64-byte aligned;
+//! its feature set and layer sizes become constants in `OUT_DIR/net.rs`.
+
+use std::path::{Path, PathBuf};
+
+#[allow(dead_code)]
+#[path = "src/nnue/format.rs"]
+mod format;
+#[allow(dead_code)]
+#[path = "src/features/names.rs"]
+mod names;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=TESSERA_NET");
+    println!("cargo:rerun-if-changed=nets/default.nnue");
+    println!("cargo:rerun-if-changed=src/nnue/format.rs");
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let chosen = match std::env::var("TESSERA_NET") {
+        Ok(p) if !p.is_empty() => {
+            let p = PathBuf::from(p);
+            Some(if p.is_absolute() { p } else { manifest.join(p) })
+        }
+        _ => Some(manifest.join("nets/default.nnue")).filter(|p| p.exists()),
+    };
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("net.rs");
+    let code = match chosen {
+        None => "/// No network was embedded: the engine evaluates by material.\n\
+                 pub static EMBEDDED: Option<&[u8]> = None;\n\
+                 pub const FEATURES: Option<&str> = None;\n\
+                 pub const SHAPE: Option<[usize; 4]> = None;\n"
+            .to_string(),
+        Some(path) => embed(&path),
+    };
+    std::fs::write(&out, code).unwrap();
+}
+
+fn embed(path: &Path) -> String {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let bytes = std::fs::read(path).unwrap_or_else(|e| fail(path, &format!("cannot read it: {e}")));
+    let file = format::NetFile::parse(&bytes).unwrap_or_else(|e| fail(path, &e.to_string()));
+    for block in file.features.split('+') {
+        if !names::BLOCK_NAMES.contains(&block) {
+            fail(path, &format!("unknown feature block '{block}'; valid: {}", names::BLOCK_NAMES.join(", ")));
+        }
+    }
+    let s = file.shape;
+    format!(
+        "/// The embedded network, chosen when the engine was built.\n\
+         pub static EMBEDDED: Option<&[u8]> = Some(include_bytes_aligned::include_bytes_aligned!(64, {path:?}));\n\
+         pub const FEATURES: Option<&str> = Some({features:?});\n\
+         /// inputs, feature transformer, hidden, second hidden (0: none)\n\
+         pub const SHAPE: Option<[usize; 4]> = Some([{}, {}, {}, {}]);\n",
+        s.inputs,
+        s.ft,
+        s.hidden,
+        s.hidden2,
+        path = path.display().to_string(),
+        features = file.features,
+    )
+}
+
+fn fail(path: &Path, why: &str) -> ! {
+    eprintln!("error: network {} is not usable: {why}", path.display());
+    std::process::exit(1);
+}

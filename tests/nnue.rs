@@ -1,0 +1,92 @@
+//! The network inside the engine: accumulators that follow make/unmake
+//! exactly, EvalFile at run time, and a build with TESSERA_NET.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use shakmaty::Position;
+
+use tessera::board::Board;
+use tessera::features::FeatureSet;
+use tessera::nnue::network::{FloatNetwork, Network};
+
+fn random_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
+    let fs: FeatureSet = expr.parse().unwrap();
+    FloatNetwork::random(&fs, ft, hidden, 0, seed).quantize(&format!("random {expr} for tests")).to_bytes()
+}
+
+/// Writes a random net file; run with `--ignored` to make one by hand:
+/// `TESSERA_RANDOM_NET=/tmp/all.nnue TESSERA_RANDOM_FEATURES=all cargo test --release --test nnue -- --ignored`.
+#[test]
+#[ignore]
+fn write_random_net() {
+    let path = std::env::var("TESSERA_RANDOM_NET").expect("set TESSERA_RANDOM_NET");
+    let expr = std::env::var("TESSERA_RANDOM_FEATURES").unwrap_or_else(|_| "all".into());
+    let ft: usize = std::env::var("TESSERA_RANDOM_FT").ok().and_then(|v| v.parse().ok()).unwrap_or(512);
+    std::fs::write(path, random_net(&expr, ft, 32, 1)).unwrap();
+}
+
+#[test]
+fn accumulators_follow_push_and_pop_exactly() {
+    for expr in ["all", "ka", "all+ph+pv", "mb+mc+kp", "pm", "rk-hv+d1+d2"] {
+        let net = Arc::new(Network::from_bytes(&random_net(expr, 32, 8, 3)).unwrap());
+        let mut board =
+            Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", false).unwrap();
+        board.attach_network(net.clone());
+        let mut rng = 99u64;
+        let mut depth = 0;
+        for step in 0..400 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let moves = board.pos().legal_moves();
+            if moves.is_empty() || (depth > 0 && rng % 5 == 0) {
+                board.pop();
+                depth -= 1;
+            } else if step % 37 == 0 && !board.in_check() && board.push_null() {
+                depth += 1;
+            } else {
+                board.push(moves[(rng >> 16) as usize % moves.len()]);
+                depth += 1;
+            }
+            assert_eq!(board.nnue_evaluate(), Some(net.evaluate_position(board.pos())), "{expr} at {}", board.fen());
+        }
+    }
+}
+
+fn uci_session(args: &[&str], input: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tessera"));
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
+    let dir = std::env::temp_dir().join(format!("tessera-nnue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.nnue");
+    std::fs::write(&good, random_net("all", 64, 16, 5)).unwrap();
+    let corrupt = dir.join("corrupt.nnue");
+    let mut bytes = random_net("all", 64, 16, 5);
+    bytes.truncate(bytes.len() - 100);
+    std::fs::write(&corrupt, bytes).unwrap();
+    let input = format!(
+        "setoption name EvalFile value {}\nsetoption name EvalFile value {}\nsetoption name EvalFile value /nonexistent.nnue\nposition startpos\ngo depth 4\n",
+        good.display(),
+        corrupt.display()
+    );
+    // Give the search time to answer before input ends.
+    let out = uci_session(&[], &(input + "isready\n"), &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.contains("info string evaluation: net all (768 → 64)×2 → 16 → 1 hash"), "{out}");
+    assert!(out.contains("corrupt.nnue': corrupt net file: checksum"), "{out}");
+    assert!(out.contains("keeping net all"), "{out}");
+    assert!(out.contains("/nonexistent.nnue': cannot read it"), "{out}");
+    assert!(out.contains("bestmove "), "{out}");
+}
