@@ -90,3 +90,44 @@ fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
     assert!(out.contains("/nonexistent.nnue': cannot read it"), "{out}");
     assert!(out.contains("bestmove "), "{out}");
 }
+
+/// `TESSERA_NET=… cargo build` embeds that net (a debug build in its own
+/// target folder, to keep the test short); a damaged net fails the build
+/// with a message naming the file and the cause.
+#[test]
+fn building_with_tessera_net_embeds_it() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let target = std::path::Path::new(root).join("target/tessera-net-test");
+    let dir = std::env::temp_dir().join(format!("tessera-build-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let net_path = dir.join("kp+ph_32x2-8-1.nnue");
+    let bytes = random_net("kp+ph", 32, 8, 11);
+    std::fs::write(&net_path, &bytes).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let build = |net: &std::path::Path| {
+        Command::new(&cargo)
+            .args(["build", "--quiet", "--bin", "tessera"])
+            .current_dir(root)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("TESSERA_NET", net)
+            .output()
+            .unwrap()
+    };
+    let out = build(&net_path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1";
+    let eval = Command::new(target.join("debug/tessera")).args(["eval", fen]).output().unwrap();
+    let text = String::from_utf8(eval.stdout).unwrap();
+    let net = Network::from_bytes(&bytes).unwrap();
+    let board = Board::from_fen(fen, false).unwrap();
+    let expected = net.evaluate_position(board.pos());
+    assert!(text.starts_with(&format!("{expected} cp (side to move: black; net kp+ph")), "{text}");
+
+    let broken = dir.join("broken.nnue");
+    std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();
+    let out = build(&broken);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.nnue is not usable: corrupt net file: checksum"), "{stderr}");
+}
