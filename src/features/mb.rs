@@ -30,10 +30,6 @@ impl FeatureBlock for Mb {
         }
     }
 
-    fn needs_refresh(&self, _pos: &Chess, _m: Move, _p: Perspective) -> bool {
-        false
-    }
-
     /// Exact by construction: the difference of the two bitsets.
     fn changes(
         &self,

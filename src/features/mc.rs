@@ -41,10 +41,6 @@ impl FeatureBlock for Mc {
         out.extend(buckets(pos, p));
     }
 
-    fn needs_refresh(&self, _pos: &Chess, _m: Move, _p: Perspective) -> bool {
-        false
-    }
-
     fn changes(
         &self,
         pos: &Chess,

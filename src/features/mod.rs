@@ -118,8 +118,10 @@ pub trait FeatureBlock: Send + Sync {
     /// Appends the indices active in `pos` for `perspective`.
     fn active(&self, pos: &Chess, perspective: Perspective, out: &mut Vec<u32>);
     /// Whether `m` played in `pos` changes this block for `perspective` so
-    /// much that recomputing it is the way to update it.
-    fn needs_refresh(&self, pos: &Chess, m: Move, perspective: Perspective) -> bool;
+    /// much that recomputing it is the way to update it. Most blocks never do.
+    fn needs_refresh(&self, _pos: &Chess, _m: Move, _perspective: Perspective) -> bool {
+        false
+    }
     /// Appends the indices `m` adds and removes; only called when
     /// `needs_refresh` is false. `after` is `pos` with `m` played.
     fn changes(

@@ -66,10 +66,6 @@ impl<L: Lines> FeatureBlock for Pairwise<L> {
         }
     }
 
-    fn needs_refresh(&self, _pos: &Chess, _m: Move, _p: Perspective) -> bool {
-        false
-    }
-
     /// Every line a move touches is recomputed: its old pairs removed, its new
     /// pairs added. Pairs on other lines cannot change.
     fn changes(
