@@ -8,7 +8,10 @@
 #   ENGINE   tessera=<binary> | <label>=<binary> (any UCI engine) |
 #            fairymax | sjeng | gnuchess | phalanx | toga2 | stockfish (Debian packages)
 # env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
-#      in ../shared/data/books), BOOK_PLIES (default 16)
+#      in ../shared/data/books), BOOK_PLIES (default 16), ENGINE_COMMIT (the
+#      commit the tested binary was built from; default: HEAD when the match starts),
+#      SUMMARY_ONLY=1 (rewrite results/NAME.md from work/NAME.pgn and .log
+#      without playing, e.g. after an interrupted run)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 5 ]; then
@@ -56,23 +59,25 @@ spec() { # engine argument -> cutechess -engine options
 spec_a=$(spec "$a")
 spec_b=$(spec "$b")
 
+commit=${ENGINE_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$here/work" "$here/results"
 pgn=$here/work/$name.pgn
 log=$here/work/$name.log
-rm -f "$pgn"
 cmd=("$cutechess" -engine $spec_a -engine $spec_b -each tc="$tc" timemargin=0
     -openings file="$book" format=$book_format order=random plies="${BOOK_PLIES:-16}"
     -repeat -games 2 -rounds $((games / 2)) -concurrency "$conc"
     -recover -pgnout "$pgn" -ratinginterval 20)
-echo "${cmd[*]}" >&2
-"${cmd[@]}" | tee "$log"
+if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
+    rm -f "$pgn"
+    echo "${cmd[*]}" >&2
+    "${cmd[@]}" | tee "$log"
+fi
 
 score=$(grep '^Score of' "$log" | tail -1)
 elo=$(grep '^Elo difference' "$log" | tail -1)
 forfeits=$(grep -c 'loses on time' "$pgn" || true)
 illegal=$(grep -ci 'illegal move' "$pgn" || true)
 disconnects=$(grep -ci 'disconnects\|stalls\|connection stalls' "$pgn" || true)
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | xargs || echo unknown)
 cat > "$here/results/$name.md" <<MD
 # $name
