@@ -29,7 +29,11 @@ fn main() {
         None => "/// No network was embedded: the engine evaluates by material.\n\
                  pub static EMBEDDED: Option<&[u8]> = None;\n\
                  pub const FEATURES: Option<&str> = None;\n\
-                 pub const SHAPE: Option<[usize; 4]> = None;\n"
+                 pub const SHAPE: Option<[usize; 4]> = None;\n\
+                 pub const FT: usize = 0;\n\
+                 pub const TWO_FT: usize = 0;\n\
+                 pub const HIDDEN: usize = 0;\n\
+                 pub const HIDDEN2: usize = 0;\n"
             .to_string(),
         Some(path) => embed(&path),
     };
@@ -51,9 +55,18 @@ fn embed(path: &Path) -> String {
          pub static EMBEDDED: Option<&[u8]> = Some(include_bytes_aligned::include_bytes_aligned!(64, {path:?}));\n\
          pub const FEATURES: Option<&str> = Some({features:?});\n\
          /// inputs, feature transformer, hidden, second hidden (0: none)\n\
-         pub const SHAPE: Option<[usize; 4]> = Some([{}, {}, {}, {}]);\n",
+         pub const SHAPE: Option<[usize; 4]> = Some([{}, {}, {}, {}]);\n\
+         /// The same sizes as constants, for the fixed-size evaluation path.\n\
+         pub const FT: usize = {};\n\
+         pub const TWO_FT: usize = {};\n\
+         pub const HIDDEN: usize = {};\n\
+         pub const HIDDEN2: usize = {};\n",
         s.inputs,
         s.ft,
+        s.hidden,
+        s.hidden2,
+        s.ft,
+        2 * s.ft,
         s.hidden,
         s.hidden2,
         path = path.display().to_string(),

@@ -11,6 +11,10 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/net.rs"));
 }
 
+/// Layer sizes of the embedded net as constants (0 without one): the
+/// evaluation is compiled for exactly these sizes.
+pub use generated::{FT, HIDDEN, HIDDEN2, TWO_FT};
+
 /// The feature set and shape this engine was built for, if it embeds a net.
 pub fn compiled_kind() -> Option<(&'static str, Shape)> {
     let [inputs, ft, hidden, hidden2] = generated::SHAPE?;

@@ -231,8 +231,43 @@ impl Network {
     }
 
     /// The evaluation in centipawns from the two accumulators, the side to
-    /// move's first.
+    /// move's first. A net of the shape the engine was built for takes the
+    /// path compiled for those sizes (stack buffers, fixed loop counts).
     pub fn evaluate(&self, ours: &[i16], theirs: &[i16]) -> i32 {
+        use super::embedded::{FT, HIDDEN, HIDDEN2, TWO_FT};
+        let s = self.shape;
+        if FT > 0 && (s.ft, s.hidden, s.hidden2) == (FT, HIDDEN, HIDDEN2) {
+            self.evaluate_fixed::<FT, TWO_FT, HIDDEN, HIDDEN2>(ours, theirs)
+        } else {
+            self.evaluate_any(ours, theirs)
+        }
+    }
+
+    fn evaluate_fixed<const M: usize, const M2: usize, const H: usize, const H2: usize>(
+        &self,
+        ours: &[i16],
+        theirs: &[i16],
+    ) -> i32 {
+        let t = &self.tensors;
+        let mut input = [0u8; M2];
+        crelu_i16(&ours[..M], &mut input[..M], self.avx2);
+        crelu_i16(&theirs[..M], &mut input[M..], self.avx2);
+        let mut sums = [0i32; H];
+        affine(&input, &t.hidden_weights, &t.hidden_bias, &mut sums, self.avx2);
+        let mut hidden = [0u8; H];
+        crelu_i32(&sums, &mut hidden);
+        if H2 == 0 {
+            return self.output(&hidden);
+        }
+        let mut sums2 = [0i32; H2];
+        affine(&hidden, &t.hidden2_weights, &t.hidden2_bias, &mut sums2, self.avx2);
+        let mut hidden2 = [0u8; H2];
+        crelu_i32(&sums2, &mut hidden2);
+        self.output(&hidden2)
+    }
+
+    /// Any shape (nets loaded into a build without an embedded one).
+    fn evaluate_any(&self, ours: &[i16], theirs: &[i16]) -> i32 {
         let (m, t) = (self.shape.ft, &self.tensors);
         let mut input = vec![0u8; 2 * m];
         crelu_i16(ours, &mut input[..m], self.avx2);
@@ -247,6 +282,12 @@ impl Network {
             hidden = vec![0u8; self.shape.hidden2];
             crelu_i32(&sums2, &mut hidden);
         }
+        self.output(&hidden)
+    }
+
+    /// The output neuron, scaled to centipawns.
+    fn output(&self, hidden: &[u8]) -> i32 {
+        let t = &self.tensors;
         let out = t.output_bias + hidden.iter().zip(&t.output_weights).map(|(&h, &w)| h as i32 * w as i32).sum::<i32>();
         (out as i64 * self.scales.output_cp as i64 / (self.scales.ft * self.scales.weight) as i64) as i32
     }
