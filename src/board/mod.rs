@@ -19,13 +19,11 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
 use crate::features::{Perspective, Update};
 use crate::nnue::network::Network;
 
-/// One ply of the game or search: the position and how it was reached.
+/// One ply of the game or search: the position and what is derived from it.
 #[derive(Clone)]
 struct Ply {
     pos: Chess,
     key: u64,
-    /// The move that led here (`None` at the start and after a null move).
-    last_move: Option<Move>,
     /// Whether the side to move is in check, computed once per position.
     in_check: bool,
 }
@@ -125,7 +123,7 @@ impl Board {
     pub fn from_position(pos: Chess, castling_mode: CastlingMode) -> Board {
         let key = zobrist::key_of(&pos);
         let in_check = pos.is_check();
-        Board { plies: vec![Ply { pos, key, last_move: None, in_check }], search_root: 0, castling_mode, nnue: None }
+        Board { plies: vec![Ply { pos, key, in_check }], search_root: 0, castling_mode, nnue: None }
     }
 
     /// Parses a FEN. Chess960 castling rights (Shredder or X-FEN) are accepted
@@ -167,21 +165,6 @@ impl Board {
         self.current().in_check
     }
 
-    /// The move that led to the position `plies_ago` plies back (0 = the
-    /// last move), if there was one.
-    pub fn move_before(&self, plies_ago: usize) -> Option<Move> {
-        let len = self.plies.len();
-        if plies_ago + 1 >= len {
-            return None;
-        }
-        self.plies[len - 1 - plies_ago].last_move
-    }
-
-    /// Number of plies played since the search root.
-    pub fn search_ply(&self) -> usize {
-        self.plies.len() - 1 - self.search_root
-    }
-
     /// Marks the current position as the root of a search.
     pub fn set_search_root(&mut self) {
         self.search_root = self.plies.len() - 1;
@@ -207,7 +190,7 @@ impl Board {
         if let Some(nnue) = &mut self.nnue {
             nnue.push(&before.pos, m, &pos);
         }
-        self.plies.push(Ply { pos, key, last_move: Some(m), in_check });
+        self.plies.push(Ply { pos, key, in_check });
     }
 
     /// Passes the move to the opponent (for null-move pruning). Returns false,
@@ -221,7 +204,7 @@ impl Board {
             p.ep_square(EnPassantMode::Legal).map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
         };
         let key = before.key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep(&before.pos) ^ ep(&pos);
-        self.plies.push(Ply { pos, key, last_move: None, in_check: false });
+        self.plies.push(Ply { pos, key, in_check: false });
         // A pass can change turn-dependent features (`pm`): recompute.
         if let Some(nnue) = &mut self.nnue {
             let stride = nnue.stride();
@@ -250,7 +233,7 @@ impl Board {
     pub fn truncate_history(&mut self) {
         let last = self.plies.pop().expect("board always holds a position");
         self.plies.clear();
-        self.plies.push(Ply { last_move: None, ..last });
+        self.plies.push(last);
         self.search_root = 0;
         if let Some(nnue) = self.nnue.take() {
             self.attach_network(nnue.net);

@@ -198,10 +198,6 @@ impl Network {
         self.avx2 = !scalar && avx2_available();
     }
 
-    pub fn uses_avx2(&self) -> bool {
-        self.avx2
-    }
-
     /// One line naming the net: feature set, sizes, content hash.
     pub fn summary(&self) -> String {
         format!("net {} {} hash {}", self.features.expression(), self.shape, self.hash)

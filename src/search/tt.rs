@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use shakmaty::{Move, Role};
+use shakmaty::Move;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -221,14 +221,10 @@ impl TranspositionTable {
     }
 }
 
-/// Promotion role of a packed move (tests and debugging).
-pub fn promotion_of(mv: PackedMove) -> Option<Role> {
-    Role::try_from((mv.0 >> 12) as u32).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Role;
 
     #[test]
     fn store_and_probe_round_trip() {
@@ -254,6 +250,6 @@ mod tests {
         };
         let p = PackedMove::of(m);
         assert!(p.matches(m));
-        assert_eq!(promotion_of(p), Some(Role::Knight));
+        assert_eq!(Role::try_from((p.0 >> 12) as u32).ok(), Some(Role::Knight));
     }
 }
