@@ -16,6 +16,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TESSERA_NET");
     println!("cargo:rerun-if-changed=nets/default.nnue");
     println!("cargo:rerun-if-changed=src/nnue/format.rs");
+    println!("cargo:rerun-if-changed=src/features/names.rs");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let chosen = match std::env::var("TESSERA_NET") {
         Ok(p) if !p.is_empty() => {
@@ -25,8 +26,10 @@ fn main() {
         _ => Some(manifest.join("nets/default.nnue")).filter(|p| p.exists()),
     };
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("net.rs");
+    // Without a net the feature code is compiled for `all`, the trainer's default.
     let code = match chosen {
-        None => "/// No network was embedded: the engine evaluates by material.\n\
+        None => (
+            "/// No network was embedded: the engine evaluates by material.\n\
                  pub static EMBEDDED: Option<&[u8]> = None;\n\
                  pub const FEATURES: Option<&str> = None;\n\
                  pub const SHAPE: Option<[usize; 4]> = None;\n\
@@ -34,23 +37,48 @@ fn main() {
                  pub const TWO_FT: usize = 0;\n\
                  pub const HIDDEN: usize = 0;\n\
                  pub const HIDDEN2: usize = 0;\n"
-            .to_string(),
+                .to_string(),
+            "all".to_string(),
+        ),
         Some(path) => embed(&path),
     };
-    std::fs::write(&out, code).unwrap();
+    std::fs::write(&out, code.0).unwrap();
+    let features = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("features.rs");
+    std::fs::write(features, features_code(&code.1)).unwrap();
 }
 
-fn embed(path: &Path) -> String {
+/// The compiled feature-set type and the parser's name lookup, both from the
+/// one table in `names.rs`.
+fn features_code(expression: &str) -> String {
+    let compiled = names::expression_type(expression).expect("expression checked against the table");
+    let arms: String = names::BLOCKS
+        .iter()
+        .map(|(name, ty)| format!("        {name:?} => Some(Box::new(<{ty}>::default())),\n"))
+        .collect();
+    format!(
+        "/// The expression the hot path is compiled for.\n\
+         pub const COMPILED_EXPRESSION: &str = {expression:?};\n\
+         /// `{expression}` as one concrete type.\n\
+         pub type Compiled = {compiled};\n\
+         /// The block a name stands for, chosen at run time.\n\
+         pub fn named_block(name: &str) -> Option<Box<dyn FeatureBlock>> {{\n\
+         \x20   match name {{\n{arms}        _ => None,\n    }}\n}}\n"
+    )
+}
+
+/// The generated constants for the net at `path`, and its feature set.
+fn embed(path: &Path) -> (String, String) {
     println!("cargo:rerun-if-changed={}", path.display());
     let bytes = std::fs::read(path).unwrap_or_else(|e| fail(path, &format!("cannot read it: {e}")));
     let file = format::NetFile::parse(&bytes).unwrap_or_else(|e| fail(path, &e.to_string()));
     for block in file.features.split('+') {
-        if !names::BLOCK_NAMES.contains(&block) {
-            fail(path, &format!("unknown feature block '{block}'; valid: {}", names::BLOCK_NAMES.join(", ")));
+        if names::block_type(block.trim()).is_none() {
+            let valid = names::block_names().collect::<Vec<_>>().join(", ");
+            fail(path, &format!("unknown feature block '{block}'; valid: {valid}"));
         }
     }
     let s = file.shape;
-    format!(
+    let code = format!(
         "/// The embedded network, chosen when the engine was built.\n\
          pub static EMBEDDED: Option<&[u8]> = Some(include_bytes_aligned::include_bytes_aligned!(64, {path:?}));\n\
          pub const FEATURES: Option<&str> = Some({features:?});\n\
@@ -71,7 +99,8 @@ fn embed(path: &Path) -> String {
         s.hidden2,
         path = path.display().to_string(),
         features = file.features,
-    )
+    );
+    (code, names::normalize(&file.features))
 }
 
 fn fail(path: &Path, why: &str) -> ! {

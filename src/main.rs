@@ -120,6 +120,9 @@ fn main() -> ExitCode {
                         println!("{:<8} {:>6} inputs at offset {offset}", block.name(), block.size());
                     }
                     println!("{} inputs in total", fs.size());
+                    if fs.is_compiled() {
+                        println!("this engine is compiled for this feature set");
+                    }
                 }
                 Some(path) => match tessera::features::stats::collect(&fs, &path) {
                     Ok(stats) => print!("{}", stats.table()),

@@ -6,6 +6,7 @@ use shakmaty::{Chess, Move, Position};
 use super::mobility::{Mobility, colour_of, mobility};
 use super::{FeatureBlock, Perspective};
 
+#[derive(Default)]
 pub struct Mb;
 
 fn index(p: Perspective, sq: shakmaty::Square, role: usize, colour: usize) -> u32 {

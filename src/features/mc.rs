@@ -14,6 +14,7 @@ const CAPS: [u32; 6] = [8, 15, 16, 25, 25, 8];
 const OFFSETS: [u32; 6] = [0, 9, 25, 42, 68, 94];
 const BUCKETS: usize = 103;
 
+#[derive(Default)]
 pub struct Mc;
 
 fn buckets(pos: &Chess, p: Perspective) -> [u32; 12] {

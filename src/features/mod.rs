@@ -9,6 +9,7 @@
 //! and the accumulator adds its row twice, so incremental updates stay exact.
 
 mod all;
+mod compiled;
 mod d1;
 mod d2;
 mod h;
@@ -28,14 +29,17 @@ mod rk_h;
 mod rk_hv;
 mod rk_v;
 pub mod stats;
+mod sum;
 mod v;
 
 use std::fmt;
 
 use arrayvec::ArrayVec;
-use line::{PieceBlock, PieceFeature};
+use line::PieceBlock;
+pub use names::{BLOCKS, block_names};
 use pairwise::Pairwise;
 use shakmaty::{CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
+pub use sum::Sum;
 
 /// One perspective: squares seen from its side, colours as ours/theirs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,8 +114,20 @@ pub fn moves_king_of(pos: &Chess, m: Move, color: Color) -> bool {
     pos.turn() == color && m.role() == Role::King
 }
 
-/// One block of a feature set. Indices are relative to the block (0..size).
-pub trait FeatureBlock: Send + Sync {
+/// Lets a block's default `blocks` list itself as a trait object.
+pub trait AsDynBlock {
+    fn as_dyn(&self) -> &dyn FeatureBlock;
+}
+
+impl<T: FeatureBlock> AsDynBlock for T {
+    fn as_dyn(&self) -> &dyn FeatureBlock {
+        self
+    }
+}
+
+/// One block of a feature set, or a sum of them. Indices are relative to
+/// the block (0..size).
+pub trait FeatureBlock: AsDynBlock + Send + Sync {
     /// The block's name in expressions (`all`, `ph`, `rk-hv`, …).
     fn name(&self) -> &'static str;
     fn size(&self) -> usize;
@@ -133,36 +149,10 @@ pub trait FeatureBlock: Send + Sync {
         added: &mut Vec<u32>,
         removed: &mut Vec<u32>,
     );
-}
-
-pub use names::BLOCK_NAMES;
-
-fn piece<F: PieceFeature>() -> Box<dyn FeatureBlock> {
-    Box::new(PieceBlock::<F>::new())
-}
-
-fn block(name: &str) -> Option<Vec<Box<dyn FeatureBlock>>> {
-    Some(match name {
-        "all" => vec![piece::<all::All>()],
-        "h" => vec![piece::<h::H>()],
-        "v" => vec![piece::<v::V>()],
-        "d1" => vec![piece::<d1::D1>()],
-        "d2" => vec![piece::<d2::D2>()],
-        // `compact` is h ⊕ v by definition.
-        "compact" => vec![piece::<h::H>(), piece::<v::V>()],
-        "ph" => vec![Box::new(Pairwise::<ph::Ph>::new())],
-        "pv" => vec![Box::new(Pairwise::<pv::Pv>::new())],
-        "mb" => vec![Box::new(mb::Mb)],
-        "mc" => vec![Box::new(mc::Mc)],
-        "kp" => vec![piece::<kp::Kp>()],
-        "ka" => vec![piece::<ka::Ka>()],
-        "rk-h" => vec![piece::<rk_h::RkH>()],
-        "rk-v" => vec![piece::<rk_v::RkV>()],
-        "rk-hv" => vec![piece::<rk_hv::RkHv>()],
-        // `pm` is all ⊕ (from × to of the legal moves).
-        "pm" => vec![piece::<all::All>(), Box::new(pm::Moves)],
-        _ => return None,
-    })
+    /// The single blocks this one is made of, with their offsets.
+    fn blocks(&self) -> Vec<(&dyn FeatureBlock, usize)> {
+        vec![(self.as_dyn(), 0)]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,17 +160,27 @@ pub struct ParseFeatureSetError(String);
 
 impl fmt::Display for ParseFeatureSetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}; valid blocks: {}", self.0, BLOCK_NAMES.join(", "))
+        write!(f, "{}; valid blocks: {}", self.0, block_names().collect::<Vec<_>>().join(", "))
     }
 }
 
 impl std::error::Error for ParseFeatureSetError {}
 
-/// A sum (⊕) of blocks, each placed after the previous one.
+/// The expression this engine's feature set is compiled for.
+pub use compiled::COMPILED_EXPRESSION;
+
+/// A feature-set expression made usable. The set this engine is compiled for
+/// runs as one concrete, inlined type; any other (tools, tests, a trainer
+/// working on several sets) goes through trait objects with the same blocks
+/// and the same `Sum`.
 pub struct FeatureSet {
     expression: String,
-    blocks: Vec<Box<dyn FeatureBlock>>,
-    offsets: Vec<u32>,
+    blocks: Blocks,
+}
+
+enum Blocks {
+    Compiled(compiled::Compiled),
+    Dynamic(Box<dyn FeatureBlock>),
 }
 
 impl fmt::Debug for FeatureSet {
@@ -194,25 +194,12 @@ impl std::str::FromStr for FeatureSet {
 
     /// Parses an expression such as `all+ph+pv`.
     fn from_str(expression: &str) -> Result<FeatureSet, ParseFeatureSetError> {
-        let expression = expression.trim();
-        if expression.is_empty() {
-            return Err(ParseFeatureSetError("empty feature-set expression".into()));
-        }
-        let mut blocks = Vec::new();
-        for name in expression.split('+').map(str::trim) {
-            if name.is_empty() {
-                return Err(ParseFeatureSetError(format!("empty block name in '{expression}'")));
-            }
-            let found = block(name).ok_or_else(|| ParseFeatureSetError(format!("unknown block '{name}'")))?;
-            blocks.extend(found);
-        }
-        let mut offsets = Vec::with_capacity(blocks.len());
-        let mut next = 0u32;
-        for b in &blocks {
-            offsets.push(next);
-            next += b.size() as u32;
-        }
-        Ok(FeatureSet { expression: expression.to_string(), blocks, offsets })
+        let fs = FeatureSet::dynamic(expression)?;
+        Ok(if fs.expression == COMPILED_EXPRESSION {
+            FeatureSet { blocks: Blocks::Compiled(Default::default()), ..fs }
+        } else {
+            fs
+        })
     }
 }
 
@@ -226,25 +213,58 @@ pub struct Update {
 }
 
 impl FeatureSet {
+    /// Parses `expression` into trait objects even when it is the compiled
+    /// set (tests compare the two).
+    pub fn dynamic(expression: &str) -> Result<FeatureSet, ParseFeatureSetError> {
+        let expression = expression.trim();
+        if expression.is_empty() {
+            return Err(ParseFeatureSetError("empty feature-set expression".into()));
+        }
+        let mut parts = Vec::new();
+        for name in expression.split('+').map(str::trim) {
+            if name.is_empty() {
+                return Err(ParseFeatureSetError(format!("empty block name in '{expression}'")));
+            }
+            parts.push(
+                compiled::named_block(name).ok_or_else(|| ParseFeatureSetError(format!("unknown block '{name}'")))?,
+            );
+        }
+        let last = parts.pop().expect("at least one block");
+        let blocks = parts.into_iter().rev().fold(last, |rest, part| Box::new(Sum(part, rest)));
+        Ok(FeatureSet { expression: names::normalize(expression), blocks: Blocks::Dynamic(blocks) })
+    }
+
+    /// Whether this set runs as the compiled, monomorphized type.
+    pub fn is_compiled(&self) -> bool {
+        matches!(self.blocks, Blocks::Compiled(_))
+    }
+
     pub fn expression(&self) -> &str {
         &self.expression
     }
 
-    /// Total number of inputs.
-    pub fn size(&self) -> usize {
-        self.blocks.iter().map(|b| b.size()).sum()
+    fn as_block(&self) -> &dyn FeatureBlock {
+        match &self.blocks {
+            Blocks::Compiled(c) => c,
+            Blocks::Dynamic(d) => d.as_ref(),
+        }
     }
 
-    pub fn blocks(&self) -> impl Iterator<Item = (&dyn FeatureBlock, u32)> {
-        self.blocks.iter().map(|b| b.as_ref()).zip(self.offsets.iter().copied())
+    /// Total number of inputs.
+    pub fn size(&self) -> usize {
+        self.as_block().size()
+    }
+
+    /// The single blocks of the set, each with its offset.
+    pub fn blocks(&self) -> Vec<(&dyn FeatureBlock, usize)> {
+        self.as_block().blocks()
     }
 
     /// Active indices of the whole set.
     pub fn active(&self, pos: &Chess, perspective: Perspective, out: &mut Vec<u32>) {
-        for (block, offset) in self.blocks() {
-            let start = out.len();
-            block.active(pos, perspective, out);
-            out[start..].iter_mut().for_each(|i| *i += offset);
+        match &self.blocks {
+            Blocks::Compiled(c) => c.active(pos, perspective, out),
+            Blocks::Dynamic(d) => d.active(pos, perspective, out),
         }
     }
 
@@ -259,23 +279,26 @@ impl FeatureSet {
 
     /// `update`, reusing the buffers of `update` (the search's hot path).
     pub fn update_into(&self, pos: &Chess, m: Move, after: &Chess, perspective: Perspective, update: &mut Update) {
-        update.added.clear();
-        update.removed.clear();
-        update.refresh = self.blocks.iter().all(|b| b.needs_refresh(pos, m, perspective));
-        if update.refresh {
-            return;
+        match &self.blocks {
+            Blocks::Compiled(c) => update_with(c, pos, m, after, perspective, update),
+            Blocks::Dynamic(d) => update_with(d, pos, m, after, perspective, update),
         }
-        for (block, offset) in self.blocks() {
-            let (a, r) = (update.added.len(), update.removed.len());
-            if block.needs_refresh(pos, m, perspective) {
-                block.active(pos, perspective, &mut update.removed);
-                block.active(after, perspective, &mut update.added);
-            } else {
-                block.changes(pos, m, after, perspective, &mut update.added, &mut update.removed);
-            }
-            update.added[a..].iter_mut().for_each(|i| *i += offset);
-            update.removed[r..].iter_mut().for_each(|i| *i += offset);
-        }
+    }
+}
+
+fn update_with<F: FeatureBlock>(
+    blocks: &F,
+    pos: &Chess,
+    m: Move,
+    after: &Chess,
+    perspective: Perspective,
+    update: &mut Update,
+) {
+    update.added.clear();
+    update.removed.clear();
+    update.refresh = blocks.needs_refresh(pos, m, perspective);
+    if !update.refresh {
+        blocks.changes(pos, m, after, perspective, &mut update.added, &mut update.removed);
     }
 }
 

@@ -19,8 +19,9 @@ pub trait Lines: Send + Sync + 'static {
 
 pub struct Pairwise<L>(PhantomData<L>);
 
-impl<L> Pairwise<L> {
-    pub const fn new() -> Self {
+// Written out: a derive would ask the marker type for `Default` too.
+impl<T> Default for Pairwise<T> {
+    fn default() -> Self {
         Pairwise(PhantomData)
     }
 }

@@ -6,6 +6,7 @@ use shakmaty::{CastlingSide, Chess, Move, Position};
 
 use super::{FeatureBlock, Perspective};
 
+#[derive(Default)]
 pub struct Moves;
 
 fn index(pos: &Chess, m: Move, p: Perspective) -> u32 {

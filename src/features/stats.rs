@@ -46,7 +46,7 @@ impl Stats {
     fn new(fs: &FeatureSet) -> Stats {
         let counts = |name: &str, size| Counts { name: name.to_string(), size, ..Counts::default() };
         Stats {
-            blocks: fs.blocks().map(|(b, _)| counts(b.name(), b.size())).collect(),
+            blocks: fs.blocks().into_iter().map(|(b, _)| counts(b.name(), b.size())).collect(),
             total: counts(fs.expression(), fs.size()),
             ..Stats::default()
         }
@@ -56,7 +56,7 @@ impl Stats {
         let mut scratch = Vec::new();
         for color in Color::ALL {
             let p = Perspective(color);
-            for ((block, _), counts) in fs.blocks().zip(&mut self.blocks) {
+            for ((block, _), counts) in fs.blocks().into_iter().zip(&mut self.blocks) {
                 scratch.clear();
                 block.active(pos, p, &mut scratch);
                 counts.active += scratch.len() as u64;
@@ -73,7 +73,7 @@ impl Stats {
         for color in Color::ALL {
             let p = Perspective(color);
             let mut all_refresh = true;
-            for ((block, _), counts) in fs.blocks().zip(&mut self.blocks) {
+            for ((block, _), counts) in fs.blocks().into_iter().zip(&mut self.blocks) {
                 if block.needs_refresh(pos, m, p) {
                     counts.refreshes += 1;
                     continue;

@@ -47,7 +47,7 @@ fn sizes_match_the_thesis_table() {
     for (expr, size) in expected {
         assert_eq!(set(expr).size(), size, "{expr}");
     }
-    assert_eq!(BLOCK_NAMES.len(), 16);
+    assert_eq!(block_names().count(), 16);
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn colour_mirrored_positions_swap_perspectives() {
     for fen in fens {
         let p = pos(fen);
         let m = mirrored(&p);
-        for name in BLOCK_NAMES {
+        for name in block_names() {
             let fs = set(name);
             assert_eq!(active(&fs, &p, Color::White), active(&fs, &m, Color::Black), "{name} {fen}");
             assert_eq!(active(&fs, &p, Color::Black), active(&fs, &m, Color::White), "{name} {fen}");
@@ -182,7 +182,9 @@ fn incremental_updates_equal_recomputation() {
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
         "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
     ];
-    let sets: Vec<FeatureSet> = BLOCK_NAMES.iter().map(|n| set(n)).chain([set("all+ph+pv+mb+mc")]).collect();
+    // `kp+ph+mb`: a king move refreshes one part of a sum but not the others.
+    let sums = [set("all+ph+pv+mb+mc"), set("kp+ph+mb"), FeatureSet::dynamic(COMPILED_EXPRESSION).unwrap()];
+    let sets: Vec<FeatureSet> = block_names().map(set).chain(sums).collect();
     let mut coverage = Coverage::default();
     let mut rng = 0x2545_f491_4f6c_dd1d_u64;
     let mut moves_checked = 0;
@@ -262,4 +264,37 @@ fn king_moves_refresh_king_relative_sets_only_for_that_side() {
         assert!(!fs.update(&p, m, &after, Perspective(Color::Black)).refresh, "{name}");
     }
     assert!(!set("all").update(&p, m, &after, Perspective(Color::White)).refresh);
+}
+
+#[test]
+fn the_compiled_set_behaves_as_its_dynamic_twin() {
+    let compiled = set(COMPILED_EXPRESSION);
+    let dynamic = FeatureSet::dynamic(COMPILED_EXPRESSION).unwrap();
+    assert!(compiled.is_compiled() && !dynamic.is_compiled());
+    assert!(!set(if COMPILED_EXPRESSION == "kp" { "all" } else { "kp" }).is_compiled());
+    assert_eq!(compiled.size(), dynamic.size());
+    let names = |fs: &FeatureSet| fs.blocks().iter().map(|(b, o)| (b.name(), *o)).collect::<Vec<_>>();
+    assert_eq!(names(&compiled), names(&dynamic));
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    for _game in 0..20 {
+        let mut p = Chess::default();
+        for _ply in 0..60 {
+            let legal = p.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let m = legal[(rng >> 8) as usize % legal.len()];
+            let mut after = p.clone();
+            after.play_unchecked(m);
+            for color in Color::ALL {
+                let perspective = Perspective(color);
+                assert_eq!(active(&compiled, &p, color), active(&dynamic, &p, color));
+                assert_eq!(compiled.update(&p, m, &after, perspective), dynamic.update(&p, m, &after, perspective));
+            }
+            p = after;
+        }
+    }
 }
