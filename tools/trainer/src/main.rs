@@ -1,1 +1,134 @@
-fn main() {}
+//! `tessera-trainer`: trains a network for any feature-set expression on
+//! CPU, quantizes it and writes the engine's `.nnue` format.
+
+mod batch;
+mod checkpoint;
+mod data;
+mod loss;
+mod model;
+mod optim;
+mod plot;
+mod rng;
+mod train;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MethodArg {
+    /// Positions labelled with a score and a game result.
+    Eval,
+    /// Triplets: a position, the move played, another legal move.
+    Pqr,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ScheduleArg {
+    /// The rate times --gamma after every epoch (the thesis: 0.99).
+    Step,
+    /// Cosine from the rate to rate × --cosine-floor over --epochs.
+    Cosine,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OptimizerArg {
+    Adam,
+    /// Adam with decoupled weight decay (--weight-decay).
+    Adamw,
+}
+
+/// Trains an NNUE network `(N → M) × 2 → O [→ P] → 1` for a feature set and
+/// writes it as a `.nnue` file the engine embeds (`TESSERA_NET=…`) or loads
+/// (`setoption name EvalFile`). Kill it at any time: run the same command
+/// again and it resumes from the last finished epoch.
+#[derive(Parser, Debug)]
+#[command(name = "tessera-trainer", version)]
+pub struct Args {
+    /// Training files: text, plain or zstd (`<FEN> | <cp, white's view> | <result>`
+    /// for eval; `<FEN> | <move played> | <other move>` for pqr).
+    #[arg(long = "data", required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    /// Feature-set expression, e.g. `all`, `kp`, `all+ph+pv`.
+    #[arg(long, default_value = "all")]
+    pub features: String,
+    /// Feature-transformer outputs per perspective (M).
+    #[arg(long, default_value_t = 512)]
+    pub ft: usize,
+    /// First hidden layer (O).
+    #[arg(long, default_value_t = 32)]
+    pub hidden: usize,
+    /// Optional second hidden layer (P); 0 for none.
+    #[arg(long, default_value_t = 0)]
+    pub hidden2: usize,
+    #[arg(long, value_enum, default_value_t = MethodArg::Eval)]
+    pub method: MethodArg,
+    /// Passes over the training set.
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// Samples per batch.
+    #[arg(long, default_value_t = 16384)]
+    pub batch: usize,
+    /// Learning rate.
+    #[arg(long, default_value_t = 5e-4)]
+    pub lr: f32,
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Step)]
+    pub schedule: ScheduleArg,
+    /// Learning-rate factor per epoch for the step schedule.
+    #[arg(long, default_value_t = 0.99)]
+    pub gamma: f32,
+    /// Final learning rate of the cosine schedule, as a fraction of --lr.
+    #[arg(long, default_value_t = 0.05)]
+    pub cosine_floor: f32,
+    #[arg(long, value_enum, default_value_t = OptimizerArg::Adam)]
+    pub optimizer: OptimizerArg,
+    /// AdamW's decoupled weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f32,
+    /// Weight of the game result in the eval target (0: score only).
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f32,
+    /// σ(out / S) is the predicted win probability (thesis: 361).
+    #[arg(long, default_value_t = 361.0)]
+    pub out_scale: f32,
+    /// σ(score / S) turns target scores into probabilities (thesis: 410), or
+    /// `fit` for the scale fitted to the training data's results.
+    #[arg(long, default_value = "410")]
+    pub target_scale: String,
+    /// Exponent of the eval loss (thesis: 2.6).
+    #[arg(long, default_value_t = 2.6)]
+    pub power: f32,
+    /// Validation share, in thousandths, chosen by position hash.
+    #[arg(long, default_value_t = 10)]
+    pub validation_permille: u32,
+    /// Use at most this many lines of data.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Seed for the initial weights and the shuffles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Run folder: checkpoint, loss CSV and PNG, and the net unless --net.
+    #[arg(long, default_value = "trainer-run")]
+    pub out: PathBuf,
+    /// Where to write the net (default: the run folder, named after the net).
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+    /// Start over even if the run folder holds a checkpoint.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match train::run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

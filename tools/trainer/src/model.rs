@@ -1,0 +1,512 @@
+//! The float network as one flat parameter vector in a layout made for
+//! sparse training, and its forward and backward passes over a batch.
+//!
+//! Layout (offsets in `Layout`):
+//! - feature transformer weights in column slices of `slice` neurons:
+//!   `[M / slice][N][slice]`, so that a thread owns one slice of every row
+//!   when it adds up the sparse gradient;
+//! - feature transformer bias `[M]`;
+//! - hidden weights input-major `[2M][O]` (an active input adds one
+//!   contiguous row), hidden bias `[O]`;
+//! - second hidden weights `[O][P]`, bias `[P]` (P may be 0);
+//! - output weights `[O or P]`, output bias.
+//!
+//! Every gradient element is summed over the batch in the same order
+//! whatever the number of threads, so a seed gives one network.
+
+use rayon::prelude::*;
+use tessera::nnue::format::Shape;
+use tessera::nnue::network::FloatNetwork;
+
+use crate::batch::Batch;
+use crate::loss::Objective;
+
+/// Positions per parallel work item (a multiple of every objective's group).
+const CHUNK: usize = 126;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub shape: Shape,
+    pub slice: usize,
+    pub ft_w: usize,
+    pub ft_b: usize,
+    pub l1_w: usize,
+    pub l1_b: usize,
+    pub l2_w: usize,
+    pub l2_b: usize,
+    pub out_w: usize,
+    pub out_b: usize,
+    pub total: usize,
+}
+
+impl Layout {
+    pub fn new(shape: Shape) -> Layout {
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = shape;
+        let slice = if m % 64 == 0 { 64 } else { m };
+        let ft_w = 0;
+        let ft_b = ft_w + n * m;
+        let l1_w = ft_b + m;
+        let l1_b = l1_w + 2 * m * o;
+        let l2_w = l1_b + o;
+        let l2_b = l2_w + o * p;
+        let out_w = l2_b + p;
+        let last = if p > 0 { p } else { o };
+        let out_b = out_w + last;
+        Layout { shape, slice, ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w, out_b, total: out_b + 1 }
+    }
+
+    fn last(&self) -> usize {
+        if self.shape.hidden2 > 0 { self.shape.hidden2 } else { self.shape.hidden }
+    }
+
+    /// Where feature `f`'s weight for neuron `j` lives.
+    pub fn ft_index(&self, f: usize, j: usize) -> usize {
+        self.ft_w + (j / self.slice) * self.shape.inputs * self.slice + f * self.slice + j % self.slice
+    }
+
+    /// The parameters after the feature transformer, whose gradients are
+    /// summed per chunk of positions.
+    fn dense(&self) -> std::ops::Range<usize> {
+        self.l1_w..self.total
+    }
+
+    /// Each parameter range with the bound that keeps quantization exact:
+    /// i8 weights at scale 64 allow ±127/64; feature-transformer values stay
+    /// far inside i16 at scale 127 even summed over 64 active features.
+    pub fn clip_ranges(&self) -> [(std::ops::Range<usize>, f32); 4] {
+        let hidden = 127.0 / 64.0;
+        [
+            (self.ft_w..self.l1_w, 32767.0 / 127.0 / 64.0),
+            (self.l1_w..self.l1_b, hidden),
+            (self.l2_w..self.l2_b, hidden),
+            (self.out_w..self.out_b, hidden),
+        ]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub features: String,
+    pub layout: Layout,
+    pub params: Vec<f32>,
+}
+
+impl Model {
+    pub fn from_float(net: &FloatNetwork) -> Model {
+        let layout = Layout::new(net.shape);
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = net.shape;
+        let mut params = vec![0.0; layout.total];
+        for f in 0..n {
+            for j in 0..m {
+                params[layout.ft_index(f, j)] = net.ft_weights[f * m + j];
+            }
+        }
+        params[layout.ft_b..layout.l1_w].copy_from_slice(&net.ft_bias);
+        for k in 0..o {
+            for i in 0..2 * m {
+                params[layout.l1_w + i * o + k] = net.hidden_weights[k * 2 * m + i];
+            }
+        }
+        params[layout.l1_b..layout.l2_w].copy_from_slice(&net.hidden_bias);
+        for q in 0..p {
+            for k in 0..o {
+                params[layout.l2_w + k * p + q] = net.hidden2_weights[q * o + k];
+            }
+        }
+        params[layout.l2_b..layout.out_w].copy_from_slice(&net.hidden2_bias);
+        params[layout.out_w..layout.out_b].copy_from_slice(&net.output_weights);
+        params[layout.out_b] = net.output_bias;
+        Model { features: net.features.clone(), layout, params }
+    }
+
+    pub fn to_float(&self) -> FloatNetwork {
+        let l = &self.layout;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = l.shape;
+        let x = &self.params;
+        FloatNetwork {
+            features: self.features.clone(),
+            shape: l.shape,
+            ft_bias: x[l.ft_b..l.l1_w].to_vec(),
+            ft_weights: (0..n * m).map(|i| x[l.ft_index(i / m, i % m)]).collect(),
+            hidden_bias: x[l.l1_b..l.l2_w].to_vec(),
+            hidden_weights: (0..o * 2 * m).map(|i| x[l.l1_w + (i % (2 * m)) * o + i / (2 * m)]).collect(),
+            hidden2_bias: x[l.l2_b..l.out_w].to_vec(),
+            hidden2_weights: (0..p * o).map(|i| x[l.l2_w + (i % o) * p + i / o]).collect(),
+            output_bias: x[l.out_b],
+            output_weights: x[l.out_w..l.out_b].to_vec(),
+        }
+    }
+
+    /// Clamps every parameter into its range (see `Layout::clip_ranges`).
+    pub fn clip(&mut self) {
+        for (range, bound) in self.layout.clip_ranges() {
+            self.params[range].iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
+        }
+    }
+}
+
+/// Buffers reused from batch to batch.
+#[derive(Default)]
+pub struct Scratch {
+    /// d loss / d accumulator, per position and perspective.
+    dacc: Vec<f32>,
+    /// Gradients of the dense parameters, one set per chunk.
+    partials: Vec<f32>,
+}
+
+/// The loss summed over the batch's samples; with `grad`, also its gradient
+/// (overwritten, summed over samples).
+pub fn loss_and_gradient(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    grad: Option<&mut [f32]>,
+    scratch: &mut Scratch,
+) -> f64 {
+    let l = &model.layout;
+    let m2 = 2 * l.shape.ft;
+    let chunk = CHUNK / objective.group() * objective.group();
+    let chunks = batch.positions.div_ceil(chunk);
+    let dense = l.dense().len();
+    let Some(grad) = grad else {
+        let losses: Vec<f64> = (0..chunks)
+            .into_par_iter()
+            .map(|c| run_chunk(model, batch, objective, c * chunk..((c + 1) * chunk).min(batch.positions), None))
+            .collect();
+        return losses.iter().sum();
+    };
+    scratch.dacc.resize(batch.positions * m2, 0.0);
+    scratch.partials.resize(chunks * dense, 0.0);
+    let losses: Vec<f64> = scratch
+        .dacc
+        .par_chunks_mut(chunk * m2)
+        .zip(scratch.partials.par_chunks_mut(dense))
+        .enumerate()
+        .map(|(c, (dacc, partial))| {
+            let range = c * chunk..((c + 1) * chunk).min(batch.positions);
+            run_chunk(model, batch, objective, range, Some((dacc, partial)))
+        })
+        .collect();
+
+    // Dense parameters: the chunks' partial sums, added in chunk order.
+    let partials = &scratch.partials;
+    grad[l.dense()].par_chunks_mut(1024).enumerate().for_each(|(b, g)| {
+        g.fill(0.0);
+        for c in 0..chunks {
+            let part = &partials[c * dense + b * 1024..][..g.len()];
+            g.iter_mut().zip(part).for_each(|(g, p)| *g += p);
+        }
+    });
+
+    // Feature transformer: each task owns one column slice of every row and
+    // of the bias, and walks the batch in order.
+    let (ft_w, rest) = grad.split_at_mut(l.ft_b);
+    let ft_b = &mut rest[..l.shape.ft];
+    let (n, w) = (l.shape.inputs, l.slice);
+    let dacc = &scratch.dacc;
+    ft_w.par_chunks_mut(n * w).zip(ft_b.par_chunks_mut(w)).enumerate().for_each(|(s, (gw, gb))| {
+        gw.fill(0.0);
+        gb.fill(0.0);
+        for pos in 0..batch.positions {
+            for k in 0..2 {
+                let d = &dacc[pos * m2 + k * l.shape.ft + s * w..][..w];
+                gb.iter_mut().zip(d).for_each(|(g, d)| *g += d);
+                for &f in batch.features(pos, k) {
+                    let row = &mut gw[f as usize * w..][..w];
+                    row.iter_mut().zip(d).for_each(|(g, d)| *g += d);
+                }
+            }
+        }
+    });
+    losses.iter().sum()
+}
+
+fn clipped(x: f32) -> f32 {
+    x.clamp(0.0, 1.0)
+}
+
+/// Whether the clipped ReLU passes gradient at `x`.
+fn passes(x: f32) -> bool {
+    x > 0.0 && x < 1.0
+}
+
+/// `acc += x · row`
+#[inline(always)]
+fn axpy(acc: &mut [f32], x: f32, row: &[f32]) {
+    acc.iter_mut().zip(row).for_each(|(a, r)| *a += x * r);
+}
+
+/// A dot product in 8 lanes, so it vectorizes without reordering hints.
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// Forward pass, loss and (with `grads`) backward pass for the positions in
+/// `range`, whose samples lie wholly inside it.
+fn run_chunk(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [f32], &mut [f32])>,
+) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { run_chunk_avx2(model, batch, objective, range, grads) };
+    }
+    run_chunk_generic(model, batch, objective, range, grads)
+}
+
+/// The same code compiled with AVX2 enabled, for 8-lane vectorization.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_chunk_avx2(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [f32], &mut [f32])>,
+) -> f64 {
+    run_chunk_generic(model, batch, objective, range, grads)
+}
+
+#[inline(always)]
+fn run_chunk_generic(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [f32], &mut [f32])>,
+) -> f64 {
+    let l = &model.layout;
+    let x = &model.params;
+    let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = l.shape;
+    let (w, last) = (l.slice, l.last());
+    let count = range.len();
+    let mut acc = vec![0.0f32; count * 2 * m];
+    let mut z1 = vec![0.0f32; count * o];
+    let mut z2 = vec![0.0f32; count * p];
+    let mut outs = vec![0.0f32; count];
+
+    for (i, pos) in range.clone().enumerate() {
+        let acc = &mut acc[i * 2 * m..][..2 * m];
+        for k in 0..2 {
+            let acc = &mut acc[k * m..][..m];
+            acc.copy_from_slice(&x[l.ft_b..l.ft_b + m]);
+            for &f in batch.features(pos, k) {
+                for s in 0..m / w {
+                    axpy(&mut acc[s * w..][..w], 1.0, &x[l.ft_w + s * n * w + f as usize * w..][..w]);
+                }
+            }
+        }
+        let z1 = &mut z1[i * o..][..o];
+        z1.copy_from_slice(&x[l.l1_b..l.l1_b + o]);
+        for (input, &a) in acc.iter().enumerate() {
+            if a > 0.0 {
+                axpy(z1, clipped(a), &x[l.l1_w + input * o..][..o]);
+            }
+        }
+        let hidden_out = if p > 0 {
+            let z2 = &mut z2[i * p..][..p];
+            z2.copy_from_slice(&x[l.l2_b..l.l2_b + p]);
+            for (k, &z) in z1.iter().enumerate() {
+                if z > 0.0 {
+                    axpy(z2, clipped(z), &x[l.l2_w + k * p..][..p]);
+                }
+            }
+            &*z2
+        } else {
+            &*z1
+        };
+        outs[i] = x[l.out_b] + hidden_out.iter().zip(&x[l.out_w..l.out_b]).map(|(&h, w)| clipped(h) * w).sum::<f32>();
+    }
+
+    let group = objective.group();
+    let first_sample = range.start / group;
+    let mut douts = vec![0.0f32; count];
+    let mut loss = 0.0;
+    for s in 0..count / group {
+        let at = s * group..(s + 1) * group;
+        loss += objective.loss(&outs[at.clone()], batch.targets[first_sample + s], &mut douts[at]);
+    }
+
+    let Some((dacc, partial)) = grads else { return loss };
+    partial.fill(0.0);
+    let base = l.l1_w;
+    let mut dz_last = vec![0.0f32; last];
+    let mut dz1 = vec![0.0f32; o];
+    for i in 0..count {
+        let dout = douts[i];
+        let acc = &acc[i * 2 * m..][..2 * m];
+        let z1 = &z1[i * o..][..o];
+        let last_z = if p > 0 { &z2[i * p..][..p] } else { z1 };
+        partial[l.out_b - base] += dout;
+        for j in 0..last {
+            partial[l.out_w - base + j] += dout * clipped(last_z[j]);
+            dz_last[j] = if passes(last_z[j]) { dout * x[l.out_w + j] } else { 0.0 };
+        }
+        if p > 0 {
+            axpy(&mut partial[l.l2_b - base..][..p], 1.0, &dz_last);
+            for k in 0..o {
+                if z1[k] > 0.0 {
+                    axpy(&mut partial[l.l2_w - base + k * p..][..p], clipped(z1[k]), &dz_last);
+                }
+                dz1[k] = if passes(z1[k]) { dot(&x[l.l2_w + k * p..][..p], &dz_last) } else { 0.0 };
+            }
+        } else {
+            dz1.copy_from_slice(&dz_last);
+        }
+        axpy(&mut partial[l.l1_b - base..][..o], 1.0, &dz1);
+        let dacc = &mut dacc[i * 2 * m..][..2 * m];
+        for (input, &a) in acc.iter().enumerate() {
+            if a > 0.0 {
+                axpy(&mut partial[l.l1_w - base + input * o..][..o], clipped(a), &dz1);
+            }
+            dacc[input] = if passes(a) { dot(&x[l.l1_w + input * o..][..o], &dz1) } else { 0.0 };
+        }
+    }
+    loss
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Samples, parse_eval_line, parse_pqr_line};
+    use tessera::features::FeatureSet;
+
+    const FENS: [&str; 4] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ];
+
+    fn eval_batch(fs: &FeatureSet) -> Batch {
+        let samples: Vec<_> = FENS
+            .iter()
+            .zip([120, -40, 300, 15])
+            .map(|(fen, cp)| parse_eval_line(&format!("{fen} | {cp} | 0.5")).unwrap())
+            .collect();
+        Batch::build(fs, &Samples::Eval(samples), &[0, 1, 2, 3])
+    }
+
+    fn model(fs: &FeatureSet, hidden2: usize) -> Model {
+        let mut net = FloatNetwork::random(fs, 16, 8, hidden2, 3);
+        // Spread the activations over the clipped range.
+        net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
+        Model::from_float(&net)
+    }
+
+    #[test]
+    fn layout_round_trips_through_the_float_network() {
+        let fs: FeatureSet = "all+ph".parse().unwrap();
+        for hidden2 in [0, 4] {
+            let net = FloatNetwork::random(&fs, 128, 8, hidden2, 9);
+            assert_eq!(Model::from_float(&net).to_float(), net);
+        }
+    }
+
+    #[test]
+    fn forward_pass_matches_the_engine_reference() {
+        let fs: FeatureSet = "all+ph".parse().unwrap();
+        for hidden2 in [0, 4] {
+            let mdl = model(&fs, hidden2);
+            let batch = eval_batch(&fs);
+            let float = mdl.to_float();
+            // With λ = 1, power 2 and a result of 0.5 the loss is (σ(out·400/361) − 0.5)².
+            let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 1.0, power: 2.0 };
+            for (i, fen) in FENS.iter().enumerate() {
+                let pos = tessera::board::Board::from_fen(fen, false).unwrap();
+                let cp = float.evaluate(&fs, pos.pos());
+                let single = Batch::build(&fs, &Samples::Eval(vec![parse_eval_line(&format!("{fen} | 0 | 0.5")).unwrap()]), &[0]);
+                let loss = loss_and_gradient(&mdl, &single, &obj, None, &mut Scratch::default());
+                let expected = (1.0 / (1.0 + (-(cp as f64) / 361.0).exp()) - 0.5).powi(2);
+                assert!((loss - expected).abs() < 1e-6, "{i}: {loss} vs {expected}");
+            }
+            let _ = batch;
+        }
+    }
+
+    /// Every parameter's gradient against central finite differences.
+    fn check_gradients(mdl: &Model, batch: &Batch, obj: &Objective) {
+        let mut grad = vec![0.0; mdl.layout.total];
+        loss_and_gradient(mdl, batch, obj, Some(&mut grad), &mut Scratch::default());
+        let mut probe = mdl.clone();
+        let (mut checked, mut nonzero) = (0, 0);
+        for i in 0..mdl.layout.total {
+            // The feature transformer has thousands of rows no position uses.
+            if i < mdl.layout.ft_b && grad[i] == 0.0 && i % 97 != 0 {
+                continue;
+            }
+            let eps = 1e-3;
+            let original = probe.params[i];
+            probe.params[i] = original + eps;
+            let up = loss_and_gradient(&probe, batch, obj, None, &mut Scratch::default());
+            probe.params[i] = original - eps;
+            let down = loss_and_gradient(&probe, batch, obj, None, &mut Scratch::default());
+            probe.params[i] = original;
+            let numeric = (up - down) / (2.0 * eps as f64);
+            let analytic = grad[i] as f64;
+            // A step across a clipped ReLU's kink makes the difference quotient
+            // meaningless; those are rare with these weights and tolerated once.
+            assert!(
+                (numeric - analytic).abs() <= 2e-4 + 2e-2 * numeric.abs().max(analytic.abs()),
+                "parameter {i}: numeric {numeric} vs analytic {analytic} ({:?})",
+                mdl.layout
+            );
+            checked += 1;
+            nonzero += (analytic != 0.0) as usize;
+        }
+        assert!(checked > 500 && nonzero > 200, "{checked} checked, {nonzero} nonzero");
+    }
+
+    #[test]
+    fn eval_gradients_match_finite_differences() {
+        let fs: FeatureSet = "all".parse().unwrap();
+        let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.3, power: 2.6 };
+        for hidden2 in [0, 4] {
+            check_gradients(&model(&fs, hidden2), &eval_batch(&fs), &obj);
+        }
+    }
+
+    #[test]
+    fn pqr_gradients_match_finite_differences() {
+        let fs: FeatureSet = "all+pv".parse().unwrap();
+        let triplets = vec![
+            parse_pqr_line(&format!("{} | e1g1 | a2a3", FENS[0])).unwrap(),
+            parse_pqr_line(&format!("{} | d7c8q | b2b3", FENS[1])).unwrap(),
+        ];
+        let batch = Batch::build(&fs, &Samples::Pqr(triplets), &[0, 1]);
+        assert_eq!(batch.positions, 6);
+        check_gradients(&model(&fs, 0), &batch, &Objective::Pqr { out_scale: 361.0 });
+    }
+
+    #[test]
+    fn gradients_do_not_depend_on_the_number_of_threads() {
+        let fs: FeatureSet = "all".parse().unwrap();
+        let mdl = model(&fs, 0);
+        let samples: Vec<_> = (0..400).map(|i| parse_eval_line(&format!("{} | {} | 1.0", FENS[i % 4], i)).unwrap()).collect();
+        let order: Vec<u32> = (0..400).collect();
+        let batch = Batch::build(&fs, &Samples::Eval(samples), &order);
+        let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.0, power: 2.6 };
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut grad = vec![0.0; mdl.layout.total];
+                let loss = loss_and_gradient(&mdl, &batch, &obj, Some(&mut grad), &mut Scratch::default());
+                (loss, grad)
+            })
+        };
+        assert_eq!(run(1), run(3));
+    }
+}

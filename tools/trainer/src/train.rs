@@ -1,0 +1,274 @@
+//! One training run: load, resume or start, epochs with checkpoints, export.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use tessera::features::FeatureSet;
+use tessera::nnue::network::{FloatNetwork, Network};
+
+use crate::batch::{Batch, epoch_order, produce};
+use crate::checkpoint::{Checkpoint, EpochRecord};
+use crate::data::{self, Method, Samples};
+use crate::loss::Objective;
+use crate::model::{Model, Scratch, loss_and_gradient};
+use crate::optim::{Adam, AdamConfig, Schedule};
+use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
+
+type Error = Box<dyn std::error::Error>;
+
+/// The command line, quoted where needed, for the net's description.
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| if a.is_empty() || a.contains(char::is_whitespace) { format!("'{a}'") } else { a })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The default net name: `<features>_<M>x2-<O>[-<P>]-1.nnue` (design.md §3).
+pub fn net_name(features: &str, ft: usize, hidden: usize, hidden2: usize) -> String {
+    let second = if hidden2 > 0 { format!("-{hidden2}") } else { String::new() };
+    format!("{features}_{ft}x2-{hidden}{second}-1.nnue")
+}
+
+pub fn run(args: &Args) -> Result<(), Error> {
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+    }
+    let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(Error::from(what.to_string())) };
+    check(args.ft > 0 && args.hidden > 0, "--ft and --hidden must be positive")?;
+    check(args.batch > 0 && args.epochs > 0, "--batch and --epochs must be positive")?;
+    check(args.validation_permille < 1000, "--validation-permille must be below 1000")?;
+    check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
+    let fs: FeatureSet = args.features.parse()?;
+    let method = match args.method {
+        MethodArg::Eval => Method::Eval,
+        MethodArg::Pqr => Method::Pqr,
+    };
+
+    let started = Instant::now();
+    let (samples, report) = data::load(&args.data, method, args.limit.unwrap_or(usize::MAX))?;
+    println!("read {} lines, {} samples ({} rejected)", report.lines, samples.len(), report.rejected);
+    if let Some(first) = &report.first_rejection {
+        println!("first rejected line: {first}");
+    }
+    let (train, validation) = data::split_validation(&samples, args.validation_permille);
+    drop(samples);
+    if train.is_empty() || validation.is_empty() {
+        return Err(format!(
+            "{} training and {} validation samples: both must be non-empty (change --validation-permille)",
+            train.len(),
+            validation.len()
+        )
+        .into());
+    }
+    println!("{} training samples, {} validation samples ({:.1} s)", train.len(), validation.len(), secs(started));
+
+    let fitted = match &train {
+        Samples::Eval(v) => {
+            let k = data::fit_sigmoid_scale(v);
+            println!("sigmoid scale fitted to the training results: {k:.0} cp");
+            Some(k)
+        }
+        Samples::Pqr(_) => None,
+    };
+    let target_scale = match (args.target_scale.as_str(), fitted) {
+        ("fit", Some(k)) => k as f32,
+        ("fit", None) => return Err("--target-scale fit needs eval data".into()),
+        (s, _) => s.parse::<f32>().ok().filter(|k| *k > 0.0).ok_or("--target-scale: a positive number or `fit`")?,
+    };
+    let objective = match method {
+        Method::Eval => {
+            Objective::Eval { out_scale: args.out_scale, target_scale, lambda: args.lambda, power: args.power }
+        }
+        Method::Pqr => Objective::Pqr { out_scale: args.out_scale },
+    };
+    let schedule = match args.schedule {
+        ScheduleArg::Step => Schedule::Step { gamma: args.gamma },
+        ScheduleArg::Cosine => Schedule::Cosine { floor: args.cosine_floor },
+    };
+    let adam_config = AdamConfig {
+        weight_decay: match args.optimizer {
+            OptimizerArg::Adam => 0.0,
+            OptimizerArg::Adamw => args.weight_decay,
+        },
+        ..AdamConfig::default()
+    };
+
+    std::fs::create_dir_all(&args.out)?;
+    let checkpoint_path = args.out.join("checkpoint.bin");
+    let fingerprint = format!(
+        "features={} shape={}x{}x{} method={:?} data={:?} limit={:?} validation={} seed={} batch={} lr={} \
+         schedule={schedule:?} objective={objective:?} adam={adam_config:?}",
+        fs.expression(),
+        args.ft,
+        args.hidden,
+        args.hidden2,
+        method,
+        args.data,
+        args.limit,
+        args.validation_permille,
+        args.seed,
+        args.batch,
+        args.lr
+    );
+    let fresh = || {
+        let net = FloatNetwork::random(&fs, args.ft, args.hidden, args.hidden2, args.seed);
+        let model = Model::from_float(&net);
+        let adam = Adam::new(adam_config, model.layout.total);
+        (model, adam, 0, Vec::new())
+    };
+    let (mut model, mut adam, first_epoch, mut history) = if checkpoint_path.exists() && !args.fresh {
+        let bytes = std::fs::read(&checkpoint_path)?;
+        let c = Checkpoint::from_bytes(&bytes, adam_config)
+            .map_err(|e| format!("{}: {e}; remove it or pass --fresh", checkpoint_path.display()))?;
+        if c.fingerprint != fingerprint {
+            return Err(format!(
+                "{} was made with other settings:\n  it:  {}\n  now: {fingerprint}\n\
+                 use another --out folder, or --fresh to start over",
+                checkpoint_path.display(),
+                c.fingerprint
+            )
+            .into());
+        }
+        let (mut model, ..) = fresh();
+        model.params = c.params;
+        println!("resuming after epoch {} from {}", c.epochs_done, checkpoint_path.display());
+        (model, c.adam, c.epochs_done as usize, c.history)
+    } else {
+        fresh()
+    };
+
+    let net_path = args.net.clone().unwrap_or_else(|| {
+        args.out.join(net_name(fs.expression(), args.ft, args.hidden, args.hidden2))
+    });
+    let fs = Arc::new(fs);
+    let train = Arc::new(train);
+    let validation_batches: Vec<Batch> = (0..validation.len() as u32)
+        .collect::<Vec<_>>()
+        .chunks(args.batch)
+        .map(|c| Batch::build(&fs, &validation, c))
+        .collect();
+    let mut scratch = Scratch::default();
+    let mut grad = vec![0.0f32; model.layout.total];
+    let training_started = Instant::now();
+    let mut trained_samples = 0usize;
+
+    for epoch in first_epoch..args.epochs {
+        let lr = schedule.rate(args.lr, epoch, args.epochs);
+        let bar = ProgressBar::new(train.len() as u64).with_prefix(format!("epoch {}/{}", epoch + 1, args.epochs));
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {per_sec} ETA {eta} {msg}")?
+                .progress_chars("=> "),
+        );
+        let clock = Instant::now();
+        let mut loss_sum = 0.0;
+        let order = epoch_order(train.len(), args.seed, epoch);
+        for batch in produce(fs.clone(), train.clone(), order, args.batch) {
+            let samples = batch.targets.len();
+            let loss = loss_and_gradient(&model, &batch, &objective, Some(&mut grad), &mut scratch);
+            let mean = 1.0 / samples as f32;
+            grad.par_iter_mut().for_each(|g| *g *= mean);
+            adam.update(&mut model.params, &grad, lr);
+            model.clip();
+            loss_sum += loss;
+            bar.inc(samples as u64);
+            bar.set_message(format!("loss {:.5}", loss / samples as f64));
+        }
+        bar.finish_and_clear();
+        let elapsed = clock.elapsed().as_secs_f64();
+        trained_samples += train.len();
+        let validation_loss = validation_batches
+            .iter()
+            .map(|b| loss_and_gradient(&model, b, &objective, None, &mut scratch))
+            .sum::<f64>()
+            / validation.len() as f64;
+        let record = EpochRecord {
+            epoch: (epoch + 1) as f64,
+            train_loss: loss_sum / train.len() as f64,
+            validation_loss,
+            learning_rate: lr as f64,
+            samples_per_second: train.len() as f64 / elapsed,
+        };
+        println!(
+            "epoch {}/{}: train loss {:.6}, validation loss {:.6}, lr {:.3e}, {:.0} samples/s, {:.1} s",
+            epoch + 1,
+            args.epochs,
+            record.train_loss,
+            record.validation_loss,
+            lr,
+            record.samples_per_second,
+            elapsed
+        );
+        history.push(record);
+        Checkpoint {
+            fingerprint: fingerprint.clone(),
+            epochs_done: (epoch + 1) as u32,
+            history: history.clone(),
+            params: model.params.clone(),
+            adam: adam.clone(),
+        }
+        .save(&checkpoint_path)?;
+        plot::write_csv(&history, &args.out.join("loss.csv"))?;
+        let title = format!("{} {}x2-{}: loss per epoch", fs.expression(), args.ft, args.hidden);
+        if let Err(e) = plot::write_png(&history, &title, &args.out.join("loss.png")) {
+            eprintln!("warning: no loss plot: {e}");
+        }
+    }
+
+    let last = history.last().ok_or("no epoch trained")?;
+    let description = format!(
+        "{} | {} training / {} validation samples | target scale {target_scale:.0} cp (fitted {}) | \
+         {} epochs | validation loss {:.6}",
+        command_line(),
+        train.len(),
+        validation.len(),
+        fitted.map_or("-".into(), |k| format!("{k:.0} cp")),
+        history.len(),
+        last.validation_loss
+    );
+    let float = model.to_float();
+    let bytes = float.quantize(&description).to_bytes();
+    let net = Network::from_bytes(&bytes)?;
+    write_atomically(&net_path, &bytes)?;
+    let (mean_error, max_error) = quantization_error(&float, &net, &fs, &validation);
+    let wall = training_started.elapsed().as_secs_f64();
+    println!("wrote {} ({})", net_path.display(), net.summary());
+    if trained_samples > 0 {
+        println!(
+            "trained {} epochs here in {:.1} s: {:.0} samples/s over the run",
+            args.epochs - first_epoch,
+            wall,
+            trained_samples as f64 / wall
+        );
+    }
+    println!("validation loss {:.6}", last.validation_loss);
+    println!("quantization error on the validation set: mean {mean_error:.2} cp, max {max_error:.2} cp");
+    Ok(())
+}
+
+fn secs(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64()
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp: PathBuf = path.with_extension("nnue.tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Float against quantized evaluation (cp) over every validation position.
+fn quantization_error(float: &FloatNetwork, net: &Network, fs: &FeatureSet, validation: &Samples) -> (f64, f64) {
+    let positions: Vec<&shakmaty::Chess> = match validation {
+        Samples::Eval(v) => v.iter().map(|s| &s.pos).collect(),
+        Samples::Pqr(v) => v.iter().map(|s| &s.p).collect(),
+    };
+    let errors: Vec<f64> = positions
+        .par_iter()
+        .map(|pos| (float.evaluate(fs, pos) as f64 - net.evaluate_position(pos) as f64).abs())
+        .collect();
+    let max = errors.iter().copied().fold(0.0, f64::max);
+    (errors.iter().sum::<f64>() / errors.len() as f64, max)
+}
