@@ -6,8 +6,8 @@
 //!   `[M / slice][N][slice]`, so that a thread owns one slice of every row
 //!   when it adds up the sparse gradient;
 //! - feature transformer bias `[M]`;
-//! - hidden weights input-major `[2M][O]` (an active input adds one
-//!   contiguous row), hidden bias `[O]`;
+//! - hidden weights row-major `[O][2M]` as in the engine (gradients and
+//!   both passes run along whole rows), hidden bias `[O]`;
 //! - second hidden weights `[O][P]`, bias `[P]` (P may be 0);
 //! - output weights `[O or P]`, output bias.
 //!
@@ -102,11 +102,7 @@ impl Model {
             }
         }
         params[layout.ft_b..layout.l1_w].copy_from_slice(&net.ft_bias);
-        for k in 0..o {
-            for i in 0..2 * m {
-                params[layout.l1_w + i * o + k] = net.hidden_weights[k * 2 * m + i];
-            }
-        }
+        params[layout.l1_w..layout.l1_b].copy_from_slice(&net.hidden_weights);
         params[layout.l1_b..layout.l2_w].copy_from_slice(&net.hidden_bias);
         for q in 0..p {
             for k in 0..o {
@@ -129,7 +125,7 @@ impl Model {
             ft_bias: x[l.ft_b..l.l1_w].to_vec(),
             ft_weights: (0..n * m).map(|i| x[l.ft_index(i / m, i % m)]).collect(),
             hidden_bias: x[l.l1_b..l.l2_w].to_vec(),
-            hidden_weights: (0..o * 2 * m).map(|i| x[l.l1_w + (i % (2 * m)) * o + i / (2 * m)]).collect(),
+            hidden_weights: x[l.l1_w..l.l1_b].to_vec(),
             hidden2_bias: x[l.l2_b..l.out_w].to_vec(),
             hidden2_weights: (0..p * o).map(|i| x[l.l2_w + (i % o) * p + i / o]).collect(),
             output_bias: x[l.out_b],
@@ -204,21 +200,44 @@ pub fn loss_and_gradient(
     let ft_b = &mut rest[..l.shape.ft];
     let (n, w) = (l.shape.inputs, l.slice);
     let dacc = &scratch.dacc;
-    ft_w.par_chunks_mut(n * w).zip(ft_b.par_chunks_mut(w)).enumerate().for_each(|(s, (gw, gb))| {
-        gw.fill(0.0);
-        gb.fill(0.0);
-        for pos in 0..batch.positions {
-            for k in 0..2 {
-                let d = &dacc[pos * m2 + k * l.shape.ft + s * w..][..w];
-                gb.iter_mut().zip(d).for_each(|(g, d)| *g += d);
-                for &f in batch.features(pos, k) {
-                    let row = &mut gw[f as usize * w..][..w];
-                    row.iter_mut().zip(d).for_each(|(g, d)| *g += d);
-                }
+    ft_w.par_chunks_mut(n * w)
+        .zip(ft_b.par_chunks_mut(w))
+        .enumerate()
+        .for_each(|(s, (gw, gb))| scatter_slice(l, batch, dacc, s, gw, gb));
+    losses.iter().sum()
+}
+
+/// The gradient of column slice `s` of the feature transformer: every
+/// position's accumulator gradient added to the rows of its active features.
+fn scatter_slice(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+        return unsafe { scatter_slice_avx2(l, batch, dacc, s, gw, gb) };
+    }
+    scatter_slice_generic(l, batch, dacc, s, gw, gb)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn scatter_slice_avx2(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
+    scatter_slice_generic(l, batch, dacc, s, gw, gb)
+}
+
+#[inline(always)]
+fn scatter_slice_generic(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
+    let (m, w) = (l.shape.ft, l.slice);
+    gw.fill(0.0);
+    gb.fill(0.0);
+    for pos in 0..batch.positions {
+        for k in 0..2 {
+            let d = &dacc[(2 * pos + k) * m + s * w..][..w];
+            add(gb, d);
+            for &f in batch.features(pos, k) {
+                add(&mut gw[f as usize * w..][..w], d);
             }
         }
-    });
-    losses.iter().sum()
+    }
 }
 
 fn clipped(x: f32) -> f32 {
@@ -230,21 +249,34 @@ fn passes(x: f32) -> bool {
     x > 0.0 && x < 1.0
 }
 
+/// `a · b + c`, fused where the kernel is compiled for FMA (`mul_add`
+/// without the instruction would be a slow library call).
+#[inline(always)]
+fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA { a.mul_add(b, c) } else { a * b + c }
+}
+
 /// `acc += x · row`
 #[inline(always)]
-fn axpy(acc: &mut [f32], x: f32, row: &[f32]) {
-    acc.iter_mut().zip(row).for_each(|(a, r)| *a += x * r);
+fn axpy<const FMA: bool>(acc: &mut [f32], x: f32, row: &[f32]) {
+    acc.iter_mut().zip(row).for_each(|(a, &r)| *a = madd::<FMA>(x, r, *a));
+}
+
+/// `acc += row`
+#[inline(always)]
+fn add(acc: &mut [f32], row: &[f32]) {
+    acc.iter_mut().zip(row).for_each(|(a, r)| *a += r);
 }
 
 /// A dot product in 8 lanes, so it vectorizes without reordering hints.
 #[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+fn dot<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0.0f32; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
     for (x, y) in ca.zip(cb) {
         for i in 0..8 {
-            lanes[i] += x[i] * y[i];
+            lanes[i] = madd::<FMA>(x[i], y[i], lanes[i]);
         }
     }
     lanes.iter().sum::<f32>() + tail
@@ -260,16 +292,16 @@ fn run_chunk(
     grads: Option<(&mut [f32], &mut [f32])>,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA, checked just above.
         return unsafe { run_chunk_avx2(model, batch, objective, range, grads) };
     }
-    run_chunk_generic(model, batch, objective, range, grads)
+    run_chunk_generic::<false>(model, batch, objective, range, grads)
 }
 
-/// The same code compiled with AVX2 enabled, for 8-lane vectorization.
+/// The same code compiled with AVX2 and FMA enabled, for 8-lane vectorization.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 fn run_chunk_avx2(
     model: &Model,
     batch: &Batch,
@@ -277,11 +309,11 @@ fn run_chunk_avx2(
     range: std::ops::Range<usize>,
     grads: Option<(&mut [f32], &mut [f32])>,
 ) -> f64 {
-    run_chunk_generic(model, batch, objective, range, grads)
+    run_chunk_generic::<true>(model, batch, objective, range, grads)
 }
 
 #[inline(always)]
-fn run_chunk_generic(
+fn run_chunk_generic<const FMA: bool>(
     model: &Model,
     batch: &Batch,
     objective: &Objective,
@@ -291,37 +323,40 @@ fn run_chunk_generic(
     let l = &model.layout;
     let x = &model.params;
     let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = l.shape;
-    let (w, last) = (l.slice, l.last());
+    let (w, last, m2) = (l.slice, l.last(), 2 * l.shape.ft);
     let count = range.len();
-    let mut acc = vec![0.0f32; count * 2 * m];
+    // Per position: accumulators and their clipped activations, hidden sums.
+    let mut acc = vec![0.0f32; count * m2];
+    let mut act = vec![0.0f32; count * m2];
     let mut z1 = vec![0.0f32; count * o];
     let mut z2 = vec![0.0f32; count * p];
     let mut outs = vec![0.0f32; count];
 
     for (i, pos) in range.clone().enumerate() {
-        let acc = &mut acc[i * 2 * m..][..2 * m];
+        let acc = &mut acc[i * m2..][..m2];
         for k in 0..2 {
             let acc = &mut acc[k * m..][..m];
             acc.copy_from_slice(&x[l.ft_b..l.ft_b + m]);
             for &f in batch.features(pos, k) {
                 for s in 0..m / w {
-                    axpy(&mut acc[s * w..][..w], 1.0, &x[l.ft_w + s * n * w + f as usize * w..][..w]);
+                    add(&mut acc[s * w..][..w], &x[l.ft_w + s * n * w + f as usize * w..][..w]);
                 }
             }
         }
+        let act = &mut act[i * m2..][..m2];
+        act.iter_mut().zip(acc.iter()).for_each(|(a, &v)| *a = clipped(v));
+        // Dense rows: skipping inactive inputs would cost a mispredicted
+        // branch for about every other input.
         let z1 = &mut z1[i * o..][..o];
-        z1.copy_from_slice(&x[l.l1_b..l.l1_b + o]);
-        for (input, &a) in acc.iter().enumerate() {
-            if a > 0.0 {
-                axpy(z1, clipped(a), &x[l.l1_w + input * o..][..o]);
-            }
+        for (k, z) in z1.iter_mut().enumerate() {
+            *z = x[l.l1_b + k] + dot::<FMA>(&x[l.l1_w + k * m2..][..m2], act);
         }
         let hidden_out = if p > 0 {
             let z2 = &mut z2[i * p..][..p];
             z2.copy_from_slice(&x[l.l2_b..l.l2_b + p]);
             for (k, &z) in z1.iter().enumerate() {
                 if z > 0.0 {
-                    axpy(z2, clipped(z), &x[l.l2_w + k * p..][..p]);
+                    axpy::<FMA>(z2, clipped(z), &x[l.l2_w + k * p..][..p]);
                 }
             }
             &*z2
@@ -347,7 +382,6 @@ fn run_chunk_generic(
     let mut dz1 = vec![0.0f32; o];
     for i in 0..count {
         let dout = douts[i];
-        let acc = &acc[i * 2 * m..][..2 * m];
         let z1 = &z1[i * o..][..o];
         let last_z = if p > 0 { &z2[i * p..][..p] } else { z1 };
         partial[l.out_b - base] += dout;
@@ -356,24 +390,30 @@ fn run_chunk_generic(
             dz_last[j] = if passes(last_z[j]) { dout * x[l.out_w + j] } else { 0.0 };
         }
         if p > 0 {
-            axpy(&mut partial[l.l2_b - base..][..p], 1.0, &dz_last);
+            add(&mut partial[l.l2_b - base..][..p], &dz_last);
             for k in 0..o {
                 if z1[k] > 0.0 {
-                    axpy(&mut partial[l.l2_w - base + k * p..][..p], clipped(z1[k]), &dz_last);
+                    axpy::<FMA>(&mut partial[l.l2_w - base + k * p..][..p], clipped(z1[k]), &dz_last);
                 }
-                dz1[k] = if passes(z1[k]) { dot(&x[l.l2_w + k * p..][..p], &dz_last) } else { 0.0 };
+                dz1[k] = if passes(z1[k]) { dot::<FMA>(&x[l.l2_w + k * p..][..p], &dz_last) } else { 0.0 };
             }
         } else {
             dz1.copy_from_slice(&dz_last);
         }
-        axpy(&mut partial[l.l1_b - base..][..o], 1.0, &dz1);
-        let dacc = &mut dacc[i * 2 * m..][..2 * m];
-        for (input, &a) in acc.iter().enumerate() {
-            if a > 0.0 {
-                axpy(&mut partial[l.l1_w - base + input * o..][..o], clipped(a), &dz1);
+        add(&mut partial[l.l1_b - base..][..o], &dz1);
+        // Whole rows of the hidden layer: its weight gradient and the
+        // gradient reaching the accumulators, skipping silent neurons.
+        let act = &act[i * m2..][..m2];
+        let dacc = &mut dacc[i * m2..][..m2];
+        dacc.fill(0.0);
+        for (k, &d) in dz1.iter().enumerate() {
+            if d != 0.0 {
+                axpy::<FMA>(&mut partial[l.l1_w - base + k * m2..][..m2], d, act);
+                axpy::<FMA>(dacc, d, &x[l.l1_w + k * m2..][..m2]);
             }
-            dacc[input] = if passes(a) { dot(&x[l.l1_w + input * o..][..o], &dz1) } else { 0.0 };
         }
+        let acc = &acc[i * m2..][..m2];
+        dacc.iter_mut().zip(acc).for_each(|(d, &a)| *d = if passes(a) { *d } else { 0.0 });
     }
     loss
 }
