@@ -18,7 +18,7 @@ $(VENV)/installed: tests/uci/requirements.txt
 
 test: $(VENV)/installed
 	$(CARGO) build --release
-	$(CARGO) test --release
+	$(CARGO) test --release --workspace
 	$(VENV)/bin/python -m pytest -q tests/uci
 
 clean:

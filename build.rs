@@ -1,5 +1,5 @@
 //! Chooses the network to embed: `$TESSERA_NET`, else `nets/default.nnue`
-//! if present, else none (the engine then evaluates by material). The file
+//! (one of them must exist: the network is the evaluation). The file
 //! is validated with the engine's own parser and embedded 64-byte aligned;
 //! its feature set and layer sizes become constants in `OUT_DIR/net.rs`.
 
@@ -26,22 +26,11 @@ fn main() {
         _ => Some(manifest.join("nets/default.nnue")).filter(|p| p.exists()),
     };
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("net.rs");
-    // Without a net the feature code is compiled for `all`, the trainer's default.
-    let code = match chosen {
-        None => (
-            "/// No network was embedded: the engine evaluates by material.\n\
-                 pub static EMBEDDED: Option<&[u8]> = None;\n\
-                 pub const FEATURES: Option<&str> = None;\n\
-                 pub const SHAPE: Option<[usize; 4]> = None;\n\
-                 pub const FT: usize = 0;\n\
-                 pub const TWO_FT: usize = 0;\n\
-                 pub const HIDDEN: usize = 0;\n\
-                 pub const HIDDEN2: usize = 0;\n"
-                .to_string(),
-            "all".to_string(),
-        ),
-        Some(path) => embed(&path),
+    let Some(path) = chosen else {
+        eprintln!("error: no network to embed: add nets/default.nnue or set TESSERA_NET to a .nnue file");
+        std::process::exit(1);
     };
+    let code = embed(&path);
     std::fs::write(&out, code.0).unwrap();
     let features = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("features.rs");
     std::fs::write(features, features_code(&code.1)).unwrap();
@@ -80,10 +69,10 @@ fn embed(path: &Path) -> (String, String) {
     let s = file.shape;
     let code = format!(
         "/// The embedded network, chosen when the engine was built.\n\
-         pub static EMBEDDED: Option<&[u8]> = Some(include_bytes_aligned::include_bytes_aligned!(64, {path:?}));\n\
-         pub const FEATURES: Option<&str> = Some({features:?});\n\
+         pub static EMBEDDED: &[u8] = include_bytes_aligned::include_bytes_aligned!(64, {path:?});\n\
+         pub const FEATURES: &str = {features:?};\n\
          /// inputs, feature transformer, hidden, second hidden (0: none)\n\
-         pub const SHAPE: Option<[usize; 4]> = Some([{}, {}, {}, {}]);\n\
+         pub const SHAPE: [usize; 4] = [{}, {}, {}, {}];\n\
          /// The same sizes as constants, for the fixed-size evaluation path.\n\
          pub const FT: usize = {};\n\
          pub const TWO_FT: usize = {};\n\

@@ -1,14 +1,13 @@
-//! Static evaluation, from the side to move's point of view, in centipawns.
-//!
-//! This is the single place the search asks for an evaluation: the board's
-//! network when one is attached, otherwise a plain material count (until a
-//! trained network is embedded by default).
+//! Static evaluation, from the side to move's point of view, in centipawns:
+//! the single place the search asks for one. It is the network's output,
+//! read from the board's incrementally updated accumulators.
 
-use shakmaty::{Position, Role};
+use shakmaty::Role;
 
 use crate::board::Board;
 
-/// Material values in centipawns, indexed by `Role as usize - 1`.
+/// Piece values in centipawns, indexed by `Role as usize - 1`, for move
+/// ordering and exchange evaluation (not for the evaluation itself).
 pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
 
 pub fn piece_value(role: Role) -> i32 {
@@ -18,38 +17,36 @@ pub fn piece_value(role: Role) -> i32 {
 /// Evaluations stay well inside the range of mate scores.
 const EVAL_LIMIT: i32 = 20_000;
 
+/// The network's evaluation of `board`, which must have a network attached
+/// (the search attaches one to every board it searches).
 pub fn evaluate(board: &Board) -> i32 {
-    match board.nnue_evaluate() {
-        Some(cp) => cp.clamp(-EVAL_LIMIT, EVAL_LIMIT),
-        None => material(board),
-    }
-}
-
-/// The material balance.
-pub fn material(board: &Board) -> i32 {
-    let pos = board.pos();
-    let b = pos.board();
-    let us = pos.us();
-    Role::ALL
-        .iter()
-        .map(|&role| {
-            let of_role = b.by_role(role);
-            let ours = (of_role & us).count() as i32;
-            let theirs = (of_role & !us).count() as i32;
-            piece_value(role) * (ours - theirs)
-        })
-        .sum()
+    let cp = board.nnue_evaluate().expect("evaluate needs a board with a network attached");
+    cp.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nnue::embedded::default_network;
+
+    fn eval(fen: &str) -> i32 {
+        let mut board = Board::from_fen(fen, false).unwrap();
+        board.attach_network(default_network());
+        evaluate(&board)
+    }
 
     #[test]
-    fn material_from_side_to_move() {
-        assert_eq!(evaluate(&Board::default()), 0);
-        let white_up_rook = "4k3/8/8/8/8/8/8/R3K3";
-        assert_eq!(evaluate(&Board::from_fen(&format!("{white_up_rook} w - - 0 1"), false).unwrap()), 500);
-        assert_eq!(evaluate(&Board::from_fen(&format!("{white_up_rook} b - - 0 1"), false).unwrap()), -500);
+    fn the_evaluation_is_the_embedded_network() {
+        let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+        let board = Board::from_fen(fen, false).unwrap();
+        assert_eq!(eval(fen), default_network().evaluate_position(board.pos()));
+    }
+
+    /// The embedded net has learned what material is worth.
+    #[test]
+    fn an_extra_queen_is_winning_for_whoever_has_it() {
+        let queen_up = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR";
+        assert!(eval(&format!("{queen_up} w KQkq - 0 3")) > 400);
+        assert!(eval(&format!("{queen_up} b KQkq - 0 3")) < -400);
     }
 }

@@ -95,15 +95,9 @@ fn main() -> ExitCode {
                 }
             };
             let net = tessera::nnue::embedded::default_network();
-            if let Some(net) = &net {
-                board.attach_network(net.clone());
-            }
+            board.attach_network(net.clone());
             let side = if board.turn().is_white() { "white" } else { "black" };
-            println!(
-                "{} cp (side to move: {side}; {})",
-                tessera::evaluate::evaluate(&board),
-                tessera::uci::describe(net.as_deref())
-            );
+            println!("{} cp (side to move: {side}; {})", tessera::evaluate::evaluate(&board), net.summary());
             ExitCode::SUCCESS
         }
         Some(Cmd::Features { expression, stats }) => {

@@ -11,21 +11,20 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/net.rs"));
 }
 
-/// Layer sizes of the embedded net as constants (0 without one): the
+/// Layer sizes of the embedded net as constants: the
 /// evaluation is compiled for exactly these sizes.
 pub use generated::{FT, HIDDEN, HIDDEN2, TWO_FT};
 
-/// The feature set and shape this engine was built for, if it embeds a net.
-pub fn compiled_kind() -> Option<(&'static str, Shape)> {
-    let [inputs, ft, hidden, hidden2] = generated::SHAPE?;
-    Some((generated::FEATURES?, Shape { inputs, ft, hidden, hidden2 }))
+/// The feature set and shape this engine was built for.
+pub fn compiled_kind() -> (&'static str, Shape) {
+    let [inputs, ft, hidden, hidden2] = generated::SHAPE;
+    (generated::FEATURES, Shape { inputs, ft, hidden, hidden2 })
 }
 
-static DEFAULT: Lazy<Option<Arc<Network>>> = Lazy::new(|| {
-    generated::EMBEDDED.map(|bytes| Arc::new(Network::from_bytes(bytes).expect("build.rs validated the embedded net")))
-});
+static DEFAULT: Lazy<Arc<Network>> =
+    Lazy::new(|| Arc::new(Network::from_bytes(generated::EMBEDDED).expect("build.rs validated the embedded net")));
 
-/// The embedded network, or `None` for a material-evaluation build.
-pub fn default_network() -> Option<Arc<Network>> {
+/// The embedded network.
+pub fn default_network() -> Arc<Network> {
     DEFAULT.clone()
 }

@@ -85,15 +85,15 @@ pub struct SearchResult {
 }
 
 /// State that outlives one `go`: the table, each thread's histories, and
-/// the network (`None`: material evaluation).
+/// the network.
 pub struct Search {
     pub tt: TranspositionTable,
     histories: Vec<Box<Histories>>,
-    pub network: Option<Arc<Network>>,
+    pub network: Arc<Network>,
 }
 
 impl Search {
-    /// A search with the embedded network, if the build has one.
+    /// A search with the embedded network.
     pub fn new(hash_mb: usize) -> Search {
         Search {
             tt: TranspositionTable::new(hash_mb),
@@ -132,9 +132,7 @@ impl Search {
         self.tt.new_search();
         let mut root = board.clone();
         root.set_search_root();
-        if let Some(net) = &self.network {
-            root.attach_network(Arc::clone(net));
-        }
+        root.attach_network(Arc::clone(&self.network));
         let tt = &self.tt;
         let mut histories = self.histories.iter_mut();
         let main_hist = histories.next().expect("at least one thread");

@@ -173,10 +173,10 @@ impl Engine {
             Setting::ShowWdl(on) => options.show_wdl = on,
             Setting::EvalFile(path) => match load_network(&path) {
                 Ok(net) => {
-                    send(&format!("info string evaluation: {}", describe(net.as_deref())));
+                    send(&format!("info string evaluation: {}", net.summary()));
                     search.network = net;
                 }
-                Err(e) => error(&format!("EvalFile '{path}': {e}; keeping {}", describe(search.network.as_deref()))),
+                Err(e) => error(&format!("EvalFile '{path}': {e}; keeping {}", search.network.summary())),
             },
         }
     }
@@ -272,30 +272,27 @@ impl Engine {
 
 /// The network `EvalFile` names: `<embedded>` (or nothing) for the built-in
 /// one; a file must match the feature set and shape this engine was built for.
-fn load_network(path: &str) -> Result<Option<Arc<Network>>, String> {
+fn load_network(path: &str) -> Result<Arc<Network>, String> {
     if path.is_empty() || path == options::EMBEDDED_NET {
         return Ok(crate::nnue::embedded::default_network());
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
     let net = Network::from_bytes(&bytes).map_err(|e| e.to_string())?;
-    if let Some((features, shape)) = crate::nnue::embedded::compiled_kind() {
-        net.check_same_kind(features, shape).map_err(|e| e.to_string())?;
-    }
-    Ok(Some(Arc::new(net)))
-}
-
-/// What the engine evaluates with, in one phrase.
-pub fn describe(net: Option<&Network>) -> String {
-    match net {
-        Some(net) => net.summary(),
-        None => "material count (no network)".to_string(),
-    }
+    let (features, shape) = crate::nnue::embedded::compiled_kind();
+    net.check_same_kind(features, shape).map_err(|e| e.to_string())?;
+    Ok(Arc::new(net))
 }
 
 /// Runs the protocol on stdin/stdout.
 pub fn run_stdio() {
     let stdin = std::io::stdin();
     let mut engine = Engine::default();
-    send(&format!("info string evaluation: {}", describe(engine.search.as_ref().and_then(|s| s.network.as_deref()))));
+    send(&format!(
+        "info string evaluation: {}",
+        engine
+            .search
+            .as_ref()
+            .map_or_else(|| crate::nnue::embedded::default_network().summary(), |s| s.network.summary())
+    ));
     engine.run(stdin.lock());
 }

@@ -147,11 +147,7 @@ pub fn parse_eval_line(line: &str) -> Result<EvalSample, String> {
         other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
     };
     let white = pos.turn() == Color::White;
-    Ok(EvalSample {
-        pos,
-        score: if white { score } else { -score },
-        result: if white { result } else { 1.0 - result },
-    })
+    Ok(EvalSample { pos, score: if white { score } else { -score }, result: if white { result } else { 1.0 - result } })
 }
 
 /// Parses one PQR line.
@@ -315,7 +311,8 @@ mod tests {
     fn loading_skips_and_counts_bad_lines_and_reads_zstd() {
         let dir = std::env::temp_dir().join(format!("tessera-data-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let text = "4k3/8/8/8/8/8/8/4K2R w K - 0 1 | 500 | 1.0\nnot a line\n\n4k3/8/8/8/8/8/8/4K2R b K - 0 1 | 20 | 0.5\n";
+        let text =
+            "4k3/8/8/8/8/8/8/4K2R w K - 0 1 | 500 | 1.0\nnot a line\n\n4k3/8/8/8/8/8/8/4K2R b K - 0 1 | 20 | 0.5\n";
         let plain = dir.join("a.txt");
         std::fs::write(&plain, text).unwrap();
         let packed = dir.join("a.txt.zst");
@@ -337,7 +334,8 @@ mod tests {
     #[test]
     fn validation_split_is_by_position() {
         let line = |fen: &str| parse_eval_line(&format!("{fen} | 0 | 0.5")).unwrap();
-        let fens = ["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "4k3/8/8/8/8/8/8/4K2R b K - 0 1", "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1"];
+        let fens =
+            ["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "4k3/8/8/8/8/8/8/4K2R b K - 0 1", "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1"];
         let mut all = Vec::new();
         for i in 0..300 {
             all.push(line(fens[i % 3]));

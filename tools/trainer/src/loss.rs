@@ -79,8 +79,13 @@ mod tests {
             up[i] += eps;
             down[i] -= eps;
             let mut scratch = vec![0.0; outs.len()];
-            let numeric = (obj.loss(&up, target, &mut scratch) - obj.loss(&down, target, &mut scratch)) / (2.0 * eps as f64);
-            assert!((numeric - douts[i] as f64).abs() < 1e-4 + 1e-3 * numeric.abs(), "{obj:?} {i}: {numeric} vs {}", douts[i]);
+            let numeric =
+                (obj.loss(&up, target, &mut scratch) - obj.loss(&down, target, &mut scratch)) / (2.0 * eps as f64);
+            assert!(
+                (numeric - douts[i] as f64).abs() < 1e-4 + 1e-3 * numeric.abs(),
+                "{obj:?} {i}: {numeric} vs {}",
+                douts[i]
+            );
         }
     }
 

@@ -468,7 +468,11 @@ mod tests {
             for (i, fen) in FENS.iter().enumerate() {
                 let pos = tessera::board::Board::from_fen(fen, false).unwrap();
                 let cp = float.evaluate(&fs, pos.pos());
-                let single = Batch::build(&fs, &Samples::Eval(vec![parse_eval_line(&format!("{fen} | 0 | 0.5")).unwrap()]), &[0]);
+                let single = Batch::build(
+                    &fs,
+                    &Samples::Eval(vec![parse_eval_line(&format!("{fen} | 0 | 0.5")).unwrap()]),
+                    &[0],
+                );
                 let loss = loss_and_gradient(&mdl, &single, &obj, None, &mut Scratch::default());
                 let expected = (1.0 / (1.0 + (-(cp as f64) / 361.0).exp()) - 0.5).powi(2);
                 assert!((loss - expected).abs() < 1e-6, "{i}: {loss} vs {expected}");
@@ -535,7 +539,8 @@ mod tests {
     fn gradients_do_not_depend_on_the_number_of_threads() {
         let fs: FeatureSet = "all".parse().unwrap();
         let mdl = model(&fs, 0);
-        let samples: Vec<_> = (0..400).map(|i| parse_eval_line(&format!("{} | {} | 1.0", FENS[i % 4], i)).unwrap()).collect();
+        let samples: Vec<_> =
+            (0..400).map(|i| parse_eval_line(&format!("{} | {} | 1.0", FENS[i % 4], i)).unwrap()).collect();
         let order: Vec<u32> = (0..400).collect();
         let batch = Batch::build(&fs, &Samples::Eval(samples), &order);
         let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.0, power: 2.6 };

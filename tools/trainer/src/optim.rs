@@ -38,15 +38,18 @@ impl Adam {
         let t = self.step as i32;
         let step_size = lr * (1.0 - beta2.powi(t)).sqrt() / (1.0 - beta1.powi(t));
         let decay = 1.0 - lr * weight_decay;
-        params.par_chunks_mut(4096).zip(grad.par_chunks(4096)).zip(self.m.par_chunks_mut(4096)).zip(self.v.par_chunks_mut(4096)).for_each(
-            |(((x, g), m), v)| {
+        params
+            .par_chunks_mut(4096)
+            .zip(grad.par_chunks(4096))
+            .zip(self.m.par_chunks_mut(4096))
+            .zip(self.v.par_chunks_mut(4096))
+            .for_each(|(((x, g), m), v)| {
                 for i in 0..x.len() {
                     m[i] = beta1 * m[i] + (1.0 - beta1) * g[i];
                     v[i] = beta2 * v[i] + (1.0 - beta2) * g[i] * g[i];
                     x[i] = x[i] * decay - step_size * m[i] / (v[i].sqrt() + epsilon);
                 }
-            },
-        );
+            });
     }
 }
 

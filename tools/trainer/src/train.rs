@@ -141,9 +141,10 @@ pub fn run(args: &Args) -> Result<(), Error> {
         fresh()
     };
 
-    let net_path = args.net.clone().unwrap_or_else(|| {
-        args.out.join(net_name(fs.expression(), args.ft, args.hidden, args.hidden2))
-    });
+    let net_path = args
+        .net
+        .clone()
+        .unwrap_or_else(|| args.out.join(net_name(fs.expression(), args.ft, args.hidden, args.hidden2)));
     let fs = Arc::new(fs);
     let train = Arc::new(train);
     let validation_batches: Vec<Batch> = (0..validation.len() as u32)
