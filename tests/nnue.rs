@@ -70,23 +70,33 @@ fn uci_session(args: &[&str], input: &str, env: &[(&str, &str)]) -> String {
 fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
     let dir = std::env::temp_dir().join(format!("tessera-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // A net of the compiled kind (the default net's feature set and sizes).
+    let (features, shape) = tessera::nnue::embedded::compiled_kind();
+    let good_bytes = random_net(features, shape.ft, shape.hidden, 5);
+    let good_hash = Network::from_bytes(&good_bytes).unwrap().hash;
     let good = dir.join("good.nnue");
-    std::fs::write(&good, random_net("all", 64, 16, 5)).unwrap();
+    std::fs::write(&good, &good_bytes).unwrap();
+    let other_shape = dir.join("other-shape.nnue");
+    std::fs::write(&other_shape, random_net(features, 64, 16, 5)).unwrap();
     let corrupt = dir.join("corrupt.nnue");
-    let mut bytes = random_net("all", 64, 16, 5);
+    let mut bytes = good_bytes.clone();
     bytes.truncate(bytes.len() - 100);
     std::fs::write(&corrupt, bytes).unwrap();
     let input = format!(
-        "setoption name EvalFile value {}\nsetoption name EvalFile value {}\nsetoption name EvalFile value /nonexistent.nnue\nposition startpos\ngo depth 4\n",
+        "setoption name EvalFile value {}\nsetoption name EvalFile value {}\nsetoption name EvalFile value {}\n\
+         setoption name EvalFile value /nonexistent.nnue\nposition startpos\ngo depth 4\n",
         good.display(),
+        other_shape.display(),
         corrupt.display()
     );
     // Give the search time to answer before input ends.
     let out = uci_session(&[], &(input + "isready\n"), &[]);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(out.contains("info string evaluation: net all (768 → 64)×2 → 16 → 1 hash"), "{out}");
+    assert!(out.contains(&format!("info string evaluation: net {features} {shape} hash {good_hash}")), "{out}");
+    assert!(out.contains("other-shape.nnue': net is"), "{out}");
+    assert!(out.contains("but this engine was built for"), "{out}");
     assert!(out.contains("corrupt.nnue': corrupt net file: checksum"), "{out}");
-    assert!(out.contains("keeping net all"), "{out}");
+    assert!(out.contains(&format!("keeping net {features} {shape} hash {good_hash}")), "{out}");
     assert!(out.contains("/nonexistent.nnue': cannot read it"), "{out}");
     assert!(out.contains("bestmove "), "{out}");
 }

@@ -129,9 +129,10 @@ fn trains_resumes_after_kill_and_reproduces() {
     assert_eq!(tensors(&resumed.join("all_32x2-8-1.nnue")), tensors(&net_path), "resume must not change the result");
 
     // Other settings refuse the checkpoint rather than mixing runs.
-    let out = train(&data, &resumed, 5, &["--lr", "1e-3"]).output().unwrap();
+    let out = train(&data, &resumed, 5, &["--lambda", "0.5"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("other settings"), "{err}");
 
     build_engine_with(&net_path, &net);
 
