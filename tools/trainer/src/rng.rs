@@ -18,7 +18,7 @@ impl SplitMix64 {
 
     /// Uniform in [0, n).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
     /// Fisher–Yates.
