@@ -1,0 +1,215 @@
+//! The binary training record: one position, its score and the game result
+//! in 32 bytes, with a checksum so that a record cut short or damaged (a
+//! kill in the middle of a write, a bad disk) is recognised and skipped.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | occupancy, u64 LE, bit i = square i (a1 = 0) |
+//! | 8..24 | one nibble per occupied square in square order, low nibble first: colour × 8 + role (1 pawn … 6 king) |
+//! | 24..26 | score, i16 LE, centipawns from white's view |
+//! | 26 | result from white's view: 0 loss, 1 draw, 2 win |
+//! | 27 | bit 0: black to move; bits 1–4: castling rights (white h, white a, black h, black a rook) |
+//! | 28 | en passant file + 1, 0 for none |
+//! | 29 | halfmove clock (saturating at 255) |
+//! | 30..32 | checksum: the low 16 bits of FNV-1a over bytes 0..30 |
+//!
+//! Castling is stored as standard-chess rights; the fullmove number is not
+//! kept (1 on decoding).
+
+use shakmaty::fen::Fen;
+use shakmaty::{
+    Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece, Position,
+    Role, Setup, Square,
+};
+
+pub const RECORD_SIZE: usize = 32;
+
+/// A labelled position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub pos: Chess,
+    /// Centipawns, white's view.
+    pub score: i16,
+    /// 0 black won, 1 draw, 2 white won.
+    pub result: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordError {
+    Checksum,
+    Malformed(String),
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::Checksum => write!(f, "checksum mismatch"),
+            RecordError::Malformed(why) => write!(f, "malformed record: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+fn checksum(bytes: &[u8]) -> u16 {
+    tessera::nnue::format::checksum(bytes) as u16
+}
+
+/// The four castling rooks' home squares, in the order of the flag bits.
+const CASTLING_ROOKS: [Square; 4] = [Square::H1, Square::A1, Square::H8, Square::A8];
+
+impl Record {
+    pub fn encode(&self) -> [u8; RECORD_SIZE] {
+        let mut out = [0u8; RECORD_SIZE];
+        let board = self.pos.board();
+        let occupied = board.occupied();
+        out[0..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
+        for (i, sq) in occupied.into_iter().enumerate() {
+            let piece = board.piece_at(sq).expect("occupied");
+            let nibble = (piece.color.is_black() as u8) * 8 + piece.role as u8;
+            out[8 + i / 2] |= nibble << (4 * (i % 2));
+        }
+        out[24..26].copy_from_slice(&self.score.to_le_bytes());
+        out[26] = self.result;
+        let rooks = self.pos.castles().castling_rights();
+        let mut flags = self.pos.turn().is_black() as u8;
+        for (bit, sq) in CASTLING_ROOKS.iter().enumerate() {
+            if rooks.contains(*sq) {
+                flags |= 2 << bit;
+            }
+        }
+        out[27] = flags;
+        out[28] = self.pos.ep_square(EnPassantMode::Legal).map_or(0, |sq| sq.file() as u8 + 1);
+        out[29] = self.pos.halfmoves().min(255) as u8;
+        let sum = checksum(&out[..30]);
+        out[30..32].copy_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    pub fn decode(bytes: &[u8; RECORD_SIZE]) -> Result<Record, RecordError> {
+        if checksum(&bytes[..30]) != u16::from_le_bytes([bytes[30], bytes[31]]) {
+            return Err(RecordError::Checksum);
+        }
+        let bad = |why: &str| RecordError::Malformed(why.to_string());
+        let occupied = Bitboard(u64::from_le_bytes(bytes[0..8].try_into().unwrap()));
+        if occupied.count() > 32 {
+            return Err(bad("more than 32 pieces"));
+        }
+        let mut by_role = ByRole::<Bitboard>::default();
+        let mut by_color = ByColor::<Bitboard>::default();
+        for (i, sq) in occupied.into_iter().enumerate() {
+            let nibble = (bytes[8 + i / 2] >> (4 * (i % 2))) & 0xf;
+            let role = Role::try_from(nibble & 7).map_err(|_| bad("bad piece code"))?;
+            let color = Color::from_white(nibble & 8 == 0);
+            *by_role.get_mut(role) |= sq;
+            *by_color.get_mut(color) |= sq;
+        }
+        let board = Board::try_from_bitboards(by_role, by_color).map_err(|_| bad("inconsistent pieces"))?;
+        let result = bytes[26];
+        if result > 2 {
+            return Err(bad("result out of range"));
+        }
+        let flags = bytes[27];
+        let turn = if flags & 1 != 0 { Color::Black } else { Color::White };
+        let castling_rights = CASTLING_ROOKS
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| flags & (2 << bit) != 0)
+            .fold(Bitboard::EMPTY, |acc, (_, sq)| acc | *sq);
+        let ep_square = match bytes[28] {
+            0 => None,
+            f @ 1..=8 => Some(Square::from_coords(
+                File::new(u32::from(f - 1)),
+                if turn == Color::White { shakmaty::Rank::Sixth } else { shakmaty::Rank::Third },
+            )),
+            _ => return Err(bad("bad en passant file")),
+        };
+        let setup = Setup {
+            board,
+            promoted: Bitboard::EMPTY,
+            pockets: None,
+            turn,
+            castling_rights,
+            ep_square,
+            remaining_checks: None,
+            halfmoves: u32::from(bytes[29]),
+            fullmoves: std::num::NonZeroU32::MIN,
+        };
+        let pos =
+            Chess::from_setup(setup, CastlingMode::Standard).map_err(|e| bad(&format!("illegal position: {e}")))?;
+        Ok(Record { pos, score: i16::from_le_bytes([bytes[24], bytes[25]]), result })
+    }
+
+    /// The text interchange line: `<FEN> | <score> | <1.0/0.5/0.0>`.
+    pub fn to_text(&self) -> String {
+        let result = ["0.0", "0.5", "1.0"][self.result as usize];
+        format!("{} | {} | {result}", Fen::from_position(&self.pos, EnPassantMode::Legal), self.score)
+    }
+
+    /// Parses a text line (scores beyond the i16 range are refused).
+    pub fn from_text(line: &str) -> Result<Record, String> {
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [fen, score, result] = fields[..] else {
+            return Err(format!("expected 3 fields separated by '|', found {}", fields.len()));
+        };
+        let fen: Fen = fen.parse().map_err(|e| format!("bad FEN: {e}"))?;
+        let pos: Chess = fen.into_position(CastlingMode::Standard).map_err(|e| format!("illegal position: {e}"))?;
+        let score: i16 = score.parse().map_err(|_| format!("bad score '{score}' (an integer within ±32767)"))?;
+        let result = match result {
+            "0" | "0.0" => 0,
+            "0.5" => 1,
+            "1" | "1.0" => 2,
+            other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
+        };
+        Ok(Record { pos, score, result })
+    }
+
+    pub fn piece(&self, sq: Square) -> Option<Piece> {
+        self.pos.board().piece_at(sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FENS: [&str; 5] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w Kq - 13 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 99 1",
+        "rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 1",
+    ];
+
+    #[test]
+    fn records_round_trip_in_32_bytes() {
+        for (i, fen) in FENS.iter().enumerate() {
+            let record = Record::from_text(&format!("{fen} | {} | 0.5", -300 + 97 * i as i32)).unwrap();
+            let bytes = record.encode();
+            assert_eq!(bytes.len(), 32);
+            let back = Record::decode(&bytes).unwrap();
+            assert_eq!(back, record, "{fen}");
+            assert_eq!(back.to_text(), format!("{fen} | {} | 0.5", -300 + 97 * i as i32));
+        }
+    }
+
+    #[test]
+    fn any_flipped_bit_is_caught() {
+        let bytes = Record::from_text(&format!("{} | 25 | 1.0", FENS[1])).unwrap().encode();
+        for byte in 0..RECORD_SIZE {
+            for bit in 0..8 {
+                let mut damaged = bytes;
+                damaged[byte] ^= 1 << bit;
+                assert!(Record::decode(&damaged).is_err(), "byte {byte} bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_lines_are_checked() {
+        assert!(Record::from_text("x | 1 | 1.0").unwrap_err().contains("bad FEN"));
+        assert!(Record::from_text(&format!("{} | 40000 | 1.0", FENS[0])).unwrap_err().contains("bad score"));
+        assert!(Record::from_text(&format!("{} | 1 | 3", FENS[0])).unwrap_err().contains("bad result"));
+        assert!(Record::from_text(FENS[0]).unwrap_err().contains("expected 3 fields"));
+    }
+}
