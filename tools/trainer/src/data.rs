@@ -5,7 +5,8 @@
 //! `<FEN> | <score cp, white's view> | <result 1.0/0.5/0.0, white's view>`.
 //! PQR lines: `<FEN of P> | <move played, UCI> | <another legal move, UCI>`;
 //! Q and R are P after each move.
-//! Files are plain text or zstd (`.zst`, or recognised by its magic bytes).
+//! Files are plain text or zstd (recognised by its magic bytes), or, for
+//! eval, the datagen tool's 32-byte binary records (`.bin`).
 
 use std::fmt;
 use std::fs::File;
@@ -178,6 +179,26 @@ pub fn load(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Samples,
     let mut eval = Vec::new();
     let mut pqr = Vec::new();
     for path in paths {
+        if tessera_datagen::store::is_binary(path) {
+            if method != Method::Eval {
+                return Err(DataError::Empty(format!("{}: binary records hold eval data, not PQR", path.display())));
+            }
+            let room = limit - report.lines.min(limit);
+            let mut taken = 0;
+            let read = tessera_datagen::store::read_records(path, |r| {
+                if taken < room {
+                    taken += 1;
+                    eval.push(sample_of_record(&r));
+                }
+            })
+            .map_err(|e| DataError::Io(path.clone(), std::io::Error::other(e)))?;
+            report.lines += taken;
+            report.rejected += read.rejected as usize;
+            if report.first_rejection.is_none() {
+                report.first_rejection = read.first_rejection;
+            }
+            continue;
+        }
         let lines = read_all_lines(path, limit - report.lines.min(limit))?;
         report.lines += lines.len();
         let name = path.display().to_string();
@@ -211,6 +232,16 @@ pub fn load(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Samples,
         return Err(DataError::Empty(why));
     }
     Ok((samples, report))
+}
+
+/// A binary record (white's view) as a sample from the side to move's view.
+fn sample_of_record(r: &tessera_datagen::record::Record) -> EvalSample {
+    let result = r.result as f32 / 2.0;
+    if r.pos.turn() == Color::White {
+        EvalSample { pos: r.pos.clone(), score: r.score as f32, result }
+    } else {
+        EvalSample { pos: r.pos.clone(), score: -(r.score as f32), result: 1.0 - result }
+    }
 }
 
 fn split_results<T>(parsed: Vec<Result<T, String>>) -> (Vec<T>, Vec<(usize, String)>) {
@@ -322,6 +353,18 @@ mod tests {
             assert_eq!((samples.len(), report.lines, report.rejected), (2, 3, 1));
             assert!(report.first_rejection.unwrap().ends_with(":2: expected 3 fields separated by '|', found 1"));
         }
+        // The datagen tool's binary records give the same samples.
+        let binary = dir.join("a.bin");
+        let mut writer = tessera_datagen::store::RecordWriter::append(&binary).unwrap();
+        for line in text.lines().filter(|l| l.contains('|')) {
+            writer.write(&tessera_datagen::record::Record::from_text(line).unwrap()).unwrap();
+        }
+        writer.sync().unwrap();
+        let (from_binary, _) = load(std::slice::from_ref(&binary), Method::Eval, usize::MAX).unwrap();
+        let (from_text, _) = load(std::slice::from_ref(&plain), Method::Eval, usize::MAX).unwrap();
+        let (Samples::Eval(a), Samples::Eval(b)) = (from_binary, from_text) else { unreachable!() };
+        let key = |s: &EvalSample| (Fen::from_position(&s.pos, EnPassantMode::Legal).to_string(), s.score, s.result);
+        assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
         let (samples, _) = load(&[plain.clone(), packed.clone()], Method::Eval, 3).unwrap();
         assert_eq!(samples.len(), 2, "the line limit counts lines across files");
         let empty = dir.join("empty.txt");
