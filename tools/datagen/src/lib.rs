@@ -1,6 +1,7 @@
 //! Training data for Tessera: the 32-byte binary record, the text
 //! interchange format, and files of either that survive a kill.
 
+pub mod pgn;
 pub mod record;
 pub mod stats;
 pub mod store;

@@ -1,0 +1,185 @@
+//! Sampling games from PGN (plain or zstd, the Lichess database format): one
+//! position per game, chosen uniformly among the positions at ply 20 or
+//! later, as in the thesis. The choice depends only on the seed and the
+//! game's index, so a rerun samples the same positions.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use shakmaty::{Chess, Move, Position};
+
+/// Positions before this ply are never sampled.
+pub const MIN_PLY: usize = 20;
+
+/// A sampled position, the move played from it, and the game's result
+/// from white's view (0 black won, 1 draw, 2 white won).
+#[derive(Clone, Debug)]
+pub struct Sampled {
+    pub pos: Chess,
+    pub played: Move,
+    pub result: u8,
+    /// The game's index in its file.
+    pub game: u64,
+}
+
+fn mix(seed: u64, game: u64) -> u64 {
+    let mut z = seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+struct Sampler<'a> {
+    seed: u64,
+    game: u64,
+    each: &'a mut dyn FnMut(Sampled),
+}
+
+struct Game {
+    result: Option<u8>,
+    custom_start: bool,
+    moves: Vec<Move>,
+    pos: Chess,
+    broken: bool,
+}
+
+impl Visitor for Sampler<'_> {
+    type Tags = (Option<u8>, bool);
+    type Movetext = Game;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), Self::Tags> {
+        ControlFlow::Continue((None, false))
+    }
+
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
+        match name {
+            b"Result" => {
+                tags.0 = match value.as_bytes() {
+                    b"1-0" => Some(2),
+                    b"0-1" => Some(0),
+                    b"1/2-1/2" => Some(1),
+                    _ => None,
+                }
+            }
+            b"FEN" => tags.1 = true,
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<(), Game> {
+        let (result, custom_start) = tags;
+        ControlFlow::Continue(Game { result, custom_start, moves: Vec::new(), pos: Chess::default(), broken: false })
+    }
+
+    fn san(&mut self, game: &mut Game, san_plus: SanPlus) -> ControlFlow<()> {
+        if !game.broken && !game.custom_start {
+            match san_plus.san.to_move(&game.pos) {
+                Ok(m) => {
+                    game.pos.play_unchecked(m);
+                    game.moves.push(m);
+                }
+                Err(_) => game.broken = true,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, game: Game) {
+        let index = self.game;
+        self.game += 1;
+        // Unfinished games, set-up starts and illegal moves give no sample.
+        let (Some(result), false, false) = (game.result, game.custom_start, game.broken) else { return };
+        if game.moves.len() <= MIN_PLY {
+            return;
+        }
+        // A position with a move played from it: plies MIN_PLY..len.
+        let choices = (game.moves.len() - MIN_PLY) as u64;
+        let ply = MIN_PLY + (mix(self.seed, index) % choices) as usize;
+        let mut pos = Chess::default();
+        for &m in &game.moves[..ply] {
+            pos.play_unchecked(m);
+        }
+        (self.each)(Sampled { pos, played: game.moves[ply], result, game: index });
+    }
+}
+
+/// Calls `each` with one sampled position per usable game of `path`.
+pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
+    let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+    let zstd = std::io::BufRead::fill_buf(&mut file).map_err(io)?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    let input: Box<dyn Read> =
+        if zstd { Box::new(zstd::Decoder::with_buffer(file).map_err(io)?) } else { Box::new(file) };
+    let mut sampler = Sampler { seed, game: 0, each };
+    let mut reader = Reader::new(input);
+    while reader.read_game(&mut sampler).map_err(io)?.is_some() {}
+    Ok(sampler.game)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(result: &str, moves: usize) -> String {
+        // Knights out and back: always legal, never repeats thrice within 4 plies.
+        let cycle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+        let mut text = format!("[Event \"t\"]\n[Result \"{result}\"]\n\n");
+        for i in 0..moves {
+            if i % 2 == 0 {
+                text += &format!("{}. ", i / 2 + 1);
+            }
+            text += cycle[i % 4];
+            text += " ";
+        }
+        text + result + "\n\n"
+    }
+
+    #[test]
+    fn one_position_per_game_from_ply_20_reproducibly() {
+        let dir = std::env::temp_dir().join(format!("tessera-pgn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.pgn");
+        let mut text = String::new();
+        for i in 0..40 {
+            text += &game(["1-0", "0-1", "1/2-1/2"][i % 3], 30 + i);
+        }
+        text += &game("*", 40); // unfinished: skipped
+        text += &game("1-0", 20); // too short: skipped
+        text += "[Result \"1-0\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd2 1-0\n\n"; // set-up start
+        std::fs::write(&path, &text).unwrap();
+        let mut first = Vec::new();
+        let games = sample(&path, 7, &mut |s| first.push(s)).unwrap();
+        assert_eq!(games, 43);
+        assert_eq!(first.len(), 40);
+        for s in &first {
+            let ply = (s.pos.fullmoves().get() as usize - 1) * 2 + s.pos.turn().is_black() as usize;
+            assert!(ply >= MIN_PLY && ply < 30 + s.game as usize, "{ply} in game {}", s.game);
+            assert_eq!(s.result, [2, 0, 1][s.game as usize % 3]);
+            assert!(s.pos.is_legal(s.played));
+        }
+        let mut again = Vec::new();
+        sample(&path, 7, &mut |s| again.push(s)).unwrap();
+        assert!(first.iter().zip(&again).all(|(a, b)| a.pos == b.pos));
+        let mut other = Vec::new();
+        sample(&path, 8, &mut |s| other.push(s)).unwrap();
+        assert!(first.iter().zip(&other).any(|(a, b)| a.pos != b.pos), "another seed samples other plies");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_shared_lichess_games() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pgn/lichess_user_games_3970.pgn");
+        if !path.exists() {
+            eprintln!("skipping: {} is absent", path.display());
+            return;
+        }
+        let mut n = 0;
+        let games = sample(&path, 1, &mut |_| n += 1).unwrap();
+        assert_eq!(games, 3970);
+        assert!(n > 3000 && n < 3970, "{n} of {games} games sampled");
+    }
+}
