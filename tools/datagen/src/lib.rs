@@ -1,7 +1,9 @@
 //! Training data for Tessera: the 32-byte binary record, the text
 //! interchange format, and files of either that survive a kill.
 
+pub mod label;
 pub mod pgn;
+pub mod pipeline;
 pub mod record;
 pub mod stats;
 pub mod store;

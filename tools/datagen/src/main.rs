@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tessera_datagen::label::{Budget, Labeller, SelfLabeller, UciLabeller};
+use tessera_datagen::pipeline::{Filters, label_into};
 use tessera_datagen::stats::Stats;
 use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
 
@@ -25,6 +27,39 @@ enum Command {
         inputs: Vec<PathBuf>,
         #[arg(long, short)]
         output: PathBuf,
+    },
+    /// Samples one position per game (ply 20 or later) from PGN files (plain
+    /// or zstd) and labels it with a search score; appends the kept ones to
+    /// OUTPUT. Rerun the same command after a kill to go on.
+    Pgn {
+        #[arg(required = true, num_args = 1..)]
+        inputs: Vec<PathBuf>,
+        #[arg(long, short)]
+        output: PathBuf,
+        /// A UCI engine to label with (e.g. /usr/games/stockfish); default:
+        /// Tessera's own search in-process.
+        #[arg(long)]
+        engine: Option<PathBuf>,
+        /// Search depth per position (default 9, as in the thesis).
+        #[arg(long, conflicts_with = "nodes")]
+        depth: Option<i32>,
+        /// Node budget per position instead of a depth.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Labelling workers (threads, each with its own engine process).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Drop positions whose side to move is in check.
+        #[arg(long)]
+        skip_check: bool,
+        /// Drop positions whose best move is a capture.
+        #[arg(long)]
+        skip_capture: bool,
+        /// Drop positions whose |score| exceeds this many centipawns.
+        #[arg(long)]
+        max_score: Option<i32>,
     },
     /// Count, result balance, score histogram and pieces on board.
     Stats {
@@ -73,6 +108,41 @@ fn run(args: Args) -> Result<(), String> {
             }
             writer.sync()?;
             println!("wrote {written} records to {}", output.display());
+        }
+        Command::Pgn { inputs, output, engine, depth, nodes, jobs, seed, skip_check, skip_capture, max_score } => {
+            let budget = match (depth, nodes) {
+                (_, Some(n)) if n > 0 => Budget::Nodes(n),
+                (Some(d), None) if (1..=64).contains(&d) => Budget::Depth(d),
+                (None, None) => Budget::Depth(9),
+                _ => return Err("--depth must be 1..=64 and --nodes positive".into()),
+            };
+            if jobs == 0 {
+                return Err("--jobs must be positive".into());
+            }
+            let mut samples = Vec::new();
+            for input in &inputs {
+                let games = tessera_datagen::pgn::sample(input, seed, &mut |s| samples.push(s))?;
+                eprintln!("{}: {games} games", input.display());
+            }
+            let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
+            for _ in 0..jobs {
+                labellers.push(match &engine {
+                    Some(path) => Box::new(UciLabeller::start(path, budget)?),
+                    None => Box::new(SelfLabeller::new(budget)),
+                });
+            }
+            let filters = Filters { skip_check, skip_capture, max_score };
+            let outcome = label_into(&samples, &mut labellers, filters, &output, 16)?;
+            if outcome.resumed_from > 0 {
+                println!("resumed after {} positions", outcome.resumed_from);
+            }
+            println!(
+                "{} sampled, {} labelled now, {} written to {}",
+                samples.len(),
+                outcome.labelled,
+                outcome.written,
+                output.display()
+            );
         }
         Command::Stats { inputs } => {
             let mut stats = Stats::default();

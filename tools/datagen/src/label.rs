@@ -1,0 +1,216 @@
+//! Labellers: a search score (centipawns, side to move's view) and best move
+//! for a position, from Tessera's own search in-process or from any UCI
+//! engine run as a child process (e.g. Debian's stockfish at depth 9, as in
+//! the thesis).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, EnPassantMode, Move};
+use tessera::board::Board;
+use tessera::search::limits::Limits;
+use tessera::search::time::TimeManager;
+use tessera::search::{Search, SearchOptions, SharedState};
+
+/// How far each position is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    Depth(i32),
+    Nodes(u64),
+}
+
+/// A label: `None` score for a mate (mates are not training targets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub score: Option<i32>,
+    pub best: Option<Move>,
+}
+
+pub trait Labeller: Send {
+    fn label(&mut self, pos: &Chess) -> Result<Label, String>;
+}
+
+/// Tessera's own search, one thread, its own table.
+pub struct SelfLabeller {
+    search: Search,
+    budget: Budget,
+}
+
+impl SelfLabeller {
+    pub fn new(budget: Budget) -> SelfLabeller {
+        SelfLabeller { search: Search::new(16), budget }
+    }
+}
+
+/// Scores at or beyond this are mates (the evaluation is clamped below it).
+const MATE_BOUND: i32 = 20_000;
+
+impl Labeller for SelfLabeller {
+    fn label(&mut self, pos: &Chess) -> Result<Label, String> {
+        let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+        let board = Board::from_fen(&fen, false).map_err(|e| e.to_string())?;
+        let limits = match self.budget {
+            Budget::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
+            Budget::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
+        };
+        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+        let shared = SharedState::new(1, &limits, time);
+        self.search.clear();
+        let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
+        let result = self.search.run(&board, &limits, options, &shared, &|_: &str| {});
+        let score = (result.score.abs() < MATE_BOUND).then_some(result.score);
+        Ok(Label { score, best: result.best })
+    }
+}
+
+/// Any UCI engine, driven over its standard input and output.
+pub struct UciLabeller {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    budget: Budget,
+    name: String,
+}
+
+impl UciLabeller {
+    pub fn start(engine: &PathBuf, budget: Budget) -> Result<UciLabeller, String> {
+        let name = engine.display().to_string();
+        let mut child = Command::new(engine)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let input = child.stdin.take().expect("piped");
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        let mut labeller = UciLabeller { child, input, output, budget, name };
+        labeller.send("uci")?;
+        labeller.wait_for("uciok")?;
+        labeller.send("isready")?;
+        labeller.wait_for("readyok")?;
+        Ok(labeller)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.input, "{line}").and_then(|_| self.input.flush()).map_err(|e| format!("{}: {e}", self.name))
+    }
+
+    fn read_line(&mut self) -> Result<String, String> {
+        let mut line = String::new();
+        match self.output.read_line(&mut line) {
+            Ok(0) => Err(format!("{} exited", self.name)),
+            Ok(_) => Ok(line),
+            Err(e) => Err(format!("{}: {e}", self.name)),
+        }
+    }
+
+    fn wait_for(&mut self, token: &str) -> Result<(), String> {
+        loop {
+            if self.read_line()?.trim() == token {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl Labeller for UciLabeller {
+    fn label(&mut self, pos: &Chess) -> Result<Label, String> {
+        let fen = Fen::from_position(pos, EnPassantMode::Legal);
+        self.send("ucinewgame")?;
+        self.send(&format!("position fen {fen}"))?;
+        self.send(&match self.budget {
+            Budget::Depth(d) => format!("go depth {d}"),
+            Budget::Nodes(n) => format!("go nodes {n}"),
+        })?;
+        let mut score = None;
+        loop {
+            let line = self.read_line()?;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.first() {
+                Some(&"info") => {
+                    if let Some(at) = words.iter().position(|w| *w == "score") {
+                        // Bounds from a failed aspiration window are not scores.
+                        let bound = words.get(at + 3).is_some_and(|w| *w == "lowerbound" || *w == "upperbound");
+                        match (words.get(at + 1), words.get(at + 2).and_then(|v| v.parse::<i32>().ok())) {
+                            (Some(&"cp"), Some(cp)) if !bound => score = Some(Some(cp)),
+                            (Some(&"mate"), Some(_)) if !bound => score = Some(None),
+                            _ => {}
+                        }
+                    }
+                }
+                Some(&"bestmove") => {
+                    let best = words.get(1).and_then(|m| m.parse::<UciMove>().ok()).and_then(|m| m.to_move(pos).ok());
+                    let score = score.ok_or_else(|| format!("{} gave no score for {fen}", self.name))?;
+                    return Ok(Label { score, best });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for UciLabeller {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    #[test]
+    fn self_labeller_finds_a_mate_and_scores_material() {
+        let mut labeller = SelfLabeller::new(Budget::Depth(6));
+        let mate: Chess =
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        let label = labeller.label(&mate).unwrap();
+        assert_eq!(label.score, None, "a mate is no training score");
+        assert_eq!(label.best.map(|m| m.to().to_string()), Some("a8".to_string()));
+        let queen_up: Chess = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let label = labeller.label(&queen_up).unwrap();
+        assert!(label.score.unwrap() < -400, "{label:?}");
+    }
+
+    /// Drives the engine's own binary over UCI, as it would drive stockfish.
+    #[test]
+    fn uci_labeller_against_tessera_and_stockfish() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let tessera = root.join("target/release/tessera");
+        let pos: Chess = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut engines = vec![];
+        if tessera.exists() {
+            engines.push(tessera);
+        } else {
+            eprintln!("skipping tessera: build it with `cargo build --release` first");
+        }
+        for sf in ["/usr/games/stockfish", "/usr/bin/stockfish"] {
+            if std::path::Path::new(sf).exists() {
+                engines.push(PathBuf::from(sf));
+                break;
+            }
+        }
+        for engine in engines {
+            let mut labeller = UciLabeller::start(&engine, Budget::Depth(6)).unwrap();
+            let label = labeller.label(&pos).unwrap();
+            assert!(label.score.unwrap() > 400, "{}: {label:?}", engine.display());
+            assert!(label.best.is_some());
+        }
+        let missing = UciLabeller::start(&PathBuf::from("/nonexistent/engine"), Budget::Depth(1));
+        assert!(missing.err().unwrap().contains("cannot start"));
+    }
+}

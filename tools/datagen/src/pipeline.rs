@@ -1,0 +1,220 @@
+//! Labelling sampled positions in parallel into a record file, resumably:
+//! after every chunk the output is synced and `<output>.progress` records how
+//! many samples are done and how long the output was. A rerun truncates the
+//! output to that length and goes on from there, so a kill at any moment
+//! neither loses finished work nor leaves a half-written record behind.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use shakmaty::{Color, Position};
+
+use crate::label::{Label, Labeller};
+use crate::pgn::Sampled;
+use crate::record::Record;
+use crate::store::RecordWriter;
+
+/// Which labelled positions are kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Filters {
+    pub skip_check: bool,
+    pub skip_capture: bool,
+    /// Drop positions whose |score| exceeds this.
+    pub max_score: Option<i32>,
+}
+
+impl Filters {
+    fn keep(&self, s: &Sampled, label: &Label) -> Option<i32> {
+        let score = label.score?;
+        if self.skip_check && s.pos.is_check() {
+            return None;
+        }
+        if self.skip_capture && label.best.is_some_and(|m| m.is_capture()) {
+            return None;
+        }
+        if self.max_score.is_some_and(|b| score.abs() > b) {
+            return None;
+        }
+        Some(score)
+    }
+}
+
+fn progress_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".progress");
+    PathBuf::from(name)
+}
+
+/// (samples done, output bytes) of an earlier run, if any.
+fn read_progress(output: &Path) -> Result<Option<(usize, u64)>, String> {
+    let path = progress_path(output);
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+    let mut words = text.split_whitespace();
+    let mut number = |tag: &str| -> Result<u64, String> {
+        (words.next() == Some(tag)).then_some(()).ok_or("")?;
+        words.next().and_then(|w| w.parse().ok()).ok_or_else(|| format!("{}: damaged progress file", path.display()))
+    };
+    let bad = |_| format!("{}: damaged progress file; remove it to start over", path.display());
+    let done = number("done").map_err(bad)?;
+    let bytes = number("bytes").map_err(bad)?;
+    Ok(Some((done as usize, bytes)))
+}
+
+fn write_progress(output: &Path, done: usize, bytes: u64) -> Result<(), String> {
+    let path = progress_path(output);
+    let tmp = path.with_extension("progress.tmp");
+    std::fs::write(&tmp, format!("done {done}\nbytes {bytes}\n")).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, &path).map_err(|e| e.to_string())
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub resumed_from: usize,
+    pub labelled: usize,
+    pub written: usize,
+}
+
+/// Labels `samples` with one labeller per worker and appends the kept ones
+/// to `output` in sample order (the same output whatever the worker count).
+pub fn label_into(
+    samples: &[Sampled],
+    labellers: &mut [Box<dyn Labeller>],
+    filters: Filters,
+    output: &Path,
+    chunk: usize,
+) -> Result<Outcome, String> {
+    let mut outcome = Outcome::default();
+    let start = match read_progress(output)? {
+        Some((done, bytes)) => {
+            let file = std::fs::OpenOptions::new().write(true).open(output).map_err(|e| e.to_string())?;
+            file.set_len(bytes).map_err(|e| e.to_string())?;
+            done.min(samples.len())
+        }
+        None => {
+            if output.exists() && std::fs::metadata(output).map_err(|e| e.to_string())?.len() > 0 {
+                return Err(format!(
+                    "{} exists without a progress file: choose another output or remove it",
+                    output.display()
+                ));
+            }
+            0
+        }
+    };
+    outcome.resumed_from = start;
+    let mut writer = RecordWriter::append(output)?;
+    let clock = Instant::now();
+    let jobs = labellers.len().max(1);
+    for (c, block) in samples[start..].chunks(chunk * jobs).enumerate() {
+        let labels: Vec<Result<Label, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = labellers
+                .iter_mut()
+                .enumerate()
+                .map(|(w, labeller)| {
+                    scope.spawn(move || {
+                        block.iter().skip(w).step_by(jobs).map(|s| labeller.label(&s.pos)).collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let per_worker: Vec<Vec<_>> = handles.into_iter().map(|h| h.join().expect("labeller thread")).collect();
+            (0..block.len()).map(|i| per_worker[i % jobs][i / jobs].clone()).collect()
+        });
+        for (s, label) in block.iter().zip(labels) {
+            let label = label?;
+            outcome.labelled += 1;
+            if let Some(score) = filters.keep(s, &label) {
+                let white = if s.pos.turn() == Color::White { score } else { -score };
+                let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
+                writer.write(&Record { pos: s.pos.clone(), score, result: s.result })?;
+                outcome.written += 1;
+            }
+        }
+        writer.sync()?;
+        let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
+        let done = start + (c * chunk * jobs + block.len()).min(samples.len() - start);
+        write_progress(output, done, bytes)?;
+        let rate = outcome.labelled as f64 / clock.elapsed().as_secs_f64().max(1e-9);
+        let left = (samples.len() - done) as f64 / rate.max(1e-9);
+        eprint!("\r{done}/{} positions, {:.0}/s ({:.0}/hour), ETA {left:.0} s   ", samples.len(), rate, rate * 3600.0);
+    }
+    eprintln!();
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Move};
+
+    /// Scores by ply count; can be told to fail, like an engine that dies.
+    struct Fake {
+        fail_after: Option<usize>,
+        seen: usize,
+    }
+
+    impl Labeller for Fake {
+        fn label(&mut self, pos: &Chess) -> Result<Label, String> {
+            self.seen += 1;
+            if self.fail_after.is_some_and(|n| self.seen > n) {
+                return Err("engine died".into());
+            }
+            let score = pos.fullmoves().get() as i32 * 10 - 500;
+            Ok(Label { score: (score != -490).then_some(score), best: None })
+        }
+    }
+
+    fn samples() -> Vec<Sampled> {
+        let mut pos = Chess::default();
+        let mut out = Vec::new();
+        for game in 0..200u64 {
+            let moves = pos.legal_moves();
+            let m: Move = moves[game as usize % moves.len()];
+            out.push(Sampled { pos: pos.clone(), played: m, result: (game % 3) as u8, game });
+            pos.play_unchecked(m);
+            if pos.legal_moves().is_empty() || pos.fullmoves().get() > 60 {
+                pos = Chess::default();
+            }
+        }
+        out
+    }
+
+    fn labellers(n: usize, fail_after: Option<usize>) -> Vec<Box<dyn Labeller>> {
+        (0..n).map(|_| Box::new(Fake { fail_after, seen: 0 }) as Box<dyn Labeller>).collect()
+    }
+
+    #[test]
+    fn an_interrupted_run_resumes_to_the_same_output() {
+        let dir = std::env::temp_dir().join(format!("tessera-pipeline-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let samples = samples();
+        let whole = dir.join("whole.bin");
+        let outcome = label_into(&samples, &mut labellers(3, None), Filters::default(), &whole, 4).unwrap();
+        assert_eq!(outcome.labelled, 200);
+        assert!(outcome.written < 200, "mates (here: one fake score) are dropped");
+
+        let broken = dir.join("broken.bin");
+        let err = label_into(&samples, &mut labellers(2, Some(30)), Filters::default(), &broken, 4).unwrap_err();
+        assert!(err.contains("engine died"));
+        // A kill during the next write leaves a torn record; the rerun cuts it.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&broken).unwrap();
+        std::io::Write::write_all(&mut f, &[1, 2, 3]).unwrap();
+        let outcome = label_into(&samples, &mut labellers(1, None), Filters::default(), &broken, 4).unwrap();
+        assert!(outcome.resumed_from > 0 && outcome.resumed_from < 200, "{outcome:?}");
+        assert_eq!(std::fs::read(&broken).unwrap(), std::fs::read(&whole).unwrap());
+
+        // Without its progress file an existing output is not touched.
+        std::fs::remove_file(progress_path(&whole)).unwrap();
+        assert!(label_into(&samples, &mut labellers(1, None), Filters::default(), &whole, 4).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn filters() {
+        let s = &samples()[0];
+        let label = |score| Label { score: Some(score), best: None };
+        assert_eq!(Filters::default().keep(s, &label(5000)), Some(5000));
+        assert_eq!(Filters { max_score: Some(3000), ..Filters::default() }.keep(s, &label(5000)), None);
+        assert_eq!(Filters::default().keep(s, &Label { score: None, best: None }), None);
+    }
+}
