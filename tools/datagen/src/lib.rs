@@ -5,5 +5,7 @@ pub mod label;
 pub mod pgn;
 pub mod pipeline;
 pub mod record;
+pub mod rng;
+pub mod selfplay;
 pub mod stats;
 pub mod store;

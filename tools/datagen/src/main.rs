@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tessera_datagen::label::{Budget, Labeller, SelfLabeller, UciLabeller};
-use tessera_datagen::pipeline::{Filters, label_into};
+use tessera_datagen::pipeline::{Filters, label_into, produce_into};
+use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
 use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
 
@@ -60,6 +61,41 @@ enum Command {
         /// Drop positions whose |score| exceeds this many centipawns.
         #[arg(long)]
         max_score: Option<i32>,
+    },
+    /// Self-play games with Tessera's own search from random openings; the
+    /// quiet positions of each game with the search score and the result.
+    /// Rerun the same command after a kill to go on.
+    Selfplay {
+        #[arg(long, short)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Openings scored beyond this (cp) are drawn again.
+        #[arg(long, default_value_t = 300)]
+        max_opening_score: i32,
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Writes an EPD opening book: random openings whose search score
+    /// (at --nodes) is within --max-eval.
+    Openings {
+        #[arg(long, short)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 8)]
+        plies: usize,
+        #[arg(long, default_value_t = 100)]
+        max_eval: i32,
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Count, result balance, score histogram and pieces on board.
     Stats {
@@ -143,6 +179,45 @@ fn run(args: Args) -> Result<(), String> {
                 outcome.written,
                 output.display()
             );
+        }
+        Command::Selfplay { output, games, nodes, max_opening_score, jobs, seed } => {
+            if jobs == 0 || nodes == 0 {
+                return Err("--jobs and --nodes must be positive".into());
+            }
+            let config = SelfPlayConfig { nodes, max_opening_score, ..SelfPlayConfig::default() };
+            let mut searches: Vec<tessera::search::Search> =
+                (0..jobs).map(|_| tessera::search::Search::new(16)).collect();
+            let outcome = produce_into(games, &mut searches, &output, 1, |search, i| {
+                Ok(play_game(seed, i as u64, &config, search))
+            })?;
+            println!(
+                "{} games played now, {} positions written to {}",
+                outcome.labelled,
+                outcome.written,
+                output.display()
+            );
+        }
+        Command::Openings { output, plies, max_eval, count, nodes, seed } => {
+            let mut search = tessera::search::Search::new(16);
+            let mut seen = std::collections::HashSet::new();
+            let mut lines = String::new();
+            let mut index = 0u64;
+            while seen.len() < count {
+                let mut rng = tessera_datagen::rng::Rng::for_item(seed, index);
+                index += 1;
+                if index > 100 * count as u64 + 1000 {
+                    return Err(format!("only {} distinct openings found; loosen --max-eval or --plies", seen.len()));
+                }
+                if let Some(board) = random_opening(&mut rng, plies, max_eval, nodes, &mut search) {
+                    let line = epd(board.pos());
+                    if seen.insert(line.clone()) {
+                        lines += &line;
+                        lines.push('\n');
+                    }
+                }
+            }
+            std::fs::write(&output, lines).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+            println!("wrote {count} openings to {}", output.display());
         }
         Command::Stats { inputs } => {
             let mut stats = Stats::default();

@@ -24,13 +24,6 @@ pub struct Sampled {
     pub game: u64,
 }
 
-fn mix(seed: u64, game: u64) -> u64 {
-    let mut z = seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 struct Sampler<'a> {
     seed: u64,
     game: u64,
@@ -97,8 +90,8 @@ impl Visitor for Sampler<'_> {
             return;
         }
         // A position with a move played from it: plies MIN_PLY..len.
-        let choices = (game.moves.len() - MIN_PLY) as u64;
-        let ply = MIN_PLY + (mix(self.seed, index) % choices) as usize;
+        let choices = game.moves.len() - MIN_PLY;
+        let ply = MIN_PLY + crate::rng::Rng::for_item(self.seed, index).below(choices);
         let mut pos = Chess::default();
         for &m in &game.moves[..ply] {
             pos.play_unchecked(m);

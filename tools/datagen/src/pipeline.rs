@@ -70,26 +70,29 @@ fn write_progress(output: &Path, done: usize, bytes: u64) -> Result<(), String> 
 /// What a run did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// Items finished by an earlier run.
     pub resumed_from: usize,
+    /// Items processed by this run.
     pub labelled: usize,
     pub written: usize,
 }
 
-/// Labels `samples` with one labeller per worker and appends the kept ones
-/// to `output` in sample order (the same output whatever the worker count).
-pub fn label_into(
-    samples: &[Sampled],
-    labellers: &mut [Box<dyn Labeller>],
-    filters: Filters,
+/// Runs `work` for items `0..items`, spread over `workers` (each item's
+/// records must depend only on the item, not on the worker), and appends the
+/// records to `output` in item order, resuming where an earlier run stopped.
+pub fn produce_into<W: Send>(
+    items: usize,
+    workers: &mut [W],
     output: &Path,
     chunk: usize,
+    work: impl Fn(&mut W, usize) -> Result<Vec<Record>, String> + Sync,
 ) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     let start = match read_progress(output)? {
         Some((done, bytes)) => {
             let file = std::fs::OpenOptions::new().write(true).open(output).map_err(|e| e.to_string())?;
             file.set_len(bytes).map_err(|e| e.to_string())?;
-            done.min(samples.len())
+            done.min(items)
         }
         None => {
             if output.exists() && std::fs::metadata(output).map_err(|e| e.to_string())?.len() > 0 {
@@ -104,41 +107,66 @@ pub fn label_into(
     outcome.resumed_from = start;
     let mut writer = RecordWriter::append(output)?;
     let clock = Instant::now();
-    let jobs = labellers.len().max(1);
-    for (c, block) in samples[start..].chunks(chunk * jobs).enumerate() {
-        let labels: Vec<Result<Label, String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = labellers
+    let jobs = workers.len().max(1);
+    let work = &work;
+    let mut done = start;
+    while done < items {
+        let block = done..(done + chunk * jobs).min(items);
+        let results: Vec<Result<Vec<Record>, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = workers
                 .iter_mut()
                 .enumerate()
-                .map(|(w, labeller)| {
-                    scope.spawn(move || {
-                        block.iter().skip(w).step_by(jobs).map(|s| labeller.label(&s.pos)).collect::<Vec<_>>()
-                    })
+                .map(|(w, worker)| {
+                    let block = block.clone();
+                    scope.spawn(move || block.skip(w).step_by(jobs).map(|i| work(worker, i)).collect::<Vec<_>>())
                 })
                 .collect();
-            let per_worker: Vec<Vec<_>> = handles.into_iter().map(|h| h.join().expect("labeller thread")).collect();
-            (0..block.len()).map(|i| per_worker[i % jobs][i / jobs].clone()).collect()
+            let mut per_worker: Vec<std::vec::IntoIter<_>> =
+                handles.into_iter().map(|h| h.join().expect("worker thread").into_iter()).collect();
+            (0..block.len()).map(|i| per_worker[i % jobs].next().expect("one result per item")).collect()
         });
-        for (s, label) in block.iter().zip(labels) {
-            let label = label?;
+        for records in results {
+            let records = records?;
             outcome.labelled += 1;
-            if let Some(score) = filters.keep(s, &label) {
-                let white = if s.pos.turn() == Color::White { score } else { -score };
-                let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
-                writer.write(&Record { pos: s.pos.clone(), score, result: s.result })?;
-                outcome.written += 1;
+            for r in &records {
+                writer.write(r)?;
             }
+            outcome.written += records.len();
         }
         writer.sync()?;
+        done = block.end;
         let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
-        let done = start + (c * chunk * jobs + block.len()).min(samples.len() - start);
         write_progress(output, done, bytes)?;
         let rate = outcome.labelled as f64 / clock.elapsed().as_secs_f64().max(1e-9);
-        let left = (samples.len() - done) as f64 / rate.max(1e-9);
-        eprint!("\r{done}/{} positions, {:.0}/s ({:.0}/hour), ETA {left:.0} s   ", samples.len(), rate, rate * 3600.0);
+        let per_hour = outcome.written as f64 / clock.elapsed().as_secs_f64().max(1e-9) * 3600.0;
+        let left = (items - done) as f64 / rate.max(1e-9);
+        eprintln!("{done}/{items} done, {per_hour:.0} positions/hour, ETA {left:.0} s");
     }
-    eprintln!();
     Ok(outcome)
+}
+
+/// Labels `samples` with one labeller per worker and appends the kept ones
+/// to `output` in sample order (the same output whatever the worker count).
+pub fn label_into(
+    samples: &[Sampled],
+    labellers: &mut [Box<dyn Labeller>],
+    filters: Filters,
+    output: &Path,
+    chunk: usize,
+) -> Result<Outcome, String> {
+    produce_into(samples.len(), labellers, output, chunk, |labeller, i| {
+        let s = &samples[i];
+        let label = labeller.label(&s.pos)?;
+        Ok(filters
+            .keep(s, &label)
+            .map(|score| {
+                let white = if s.pos.turn() == Color::White { score } else { -score };
+                let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
+                Record { pos: s.pos.clone(), score, result: s.result }
+            })
+            .into_iter()
+            .collect())
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,25 @@
+//! A small seeded generator (SplitMix64): each game or item of a run gets its
+//! own stream from (seed, index), so work can be split and resumed freely.
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn for_item(seed: u64, index: u64) -> Rng {
+        let mut rng = Rng(seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03));
+        rng.next_u64();
+        rng
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, n).
+    pub fn below(&mut self, n: usize) -> usize {
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+}
