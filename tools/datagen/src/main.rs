@@ -20,6 +20,12 @@ struct Args {
     command: Command,
 }
 
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum MethodArg {
+    Eval,
+    Pqr,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Appends every good record of the inputs to OUTPUT, in its format.
@@ -61,6 +67,20 @@ enum Command {
         /// Drop positions whose |score| exceeds this many centipawns.
         #[arg(long)]
         max_score: Option<i32>,
+        /// `eval`: labelled records; `pqr`: the thesis's triplets as text
+        /// lines `<FEN of P> | <move played> | <random other legal move>`,
+        /// which need no labeller.
+        #[arg(long, value_enum, default_value_t = MethodArg::Eval)]
+        method: MethodArg,
+    },
+    /// Shuffles the records of the inputs into OUTPUT (in memory).
+    Shuffle {
+        #[arg(required = true, num_args = 1..)]
+        inputs: Vec<PathBuf>,
+        #[arg(long, short)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Self-play games with Tessera's own search from random openings; the
     /// quiet positions of each game with the search score and the result.
@@ -145,7 +165,27 @@ fn run(args: Args) -> Result<(), String> {
             writer.sync()?;
             println!("wrote {written} records to {}", output.display());
         }
-        Command::Pgn { inputs, output, engine, depth, nodes, jobs, seed, skip_check, skip_capture, max_score } => {
+        Command::Pgn { inputs, output, seed, method: MethodArg::Pqr, .. } => {
+            let mut lines = String::new();
+            let mut count = 0;
+            for input in &inputs {
+                tessera_datagen::pgn::sample(input, seed, &mut |s| {
+                    if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
+                        lines += &line;
+                        lines.push('\n');
+                        count += 1;
+                    }
+                })?;
+            }
+            let tmp = output.with_extension("tmp");
+            std::fs::write(&tmp, lines)
+                .and_then(|_| std::fs::rename(&tmp, &output))
+                .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+            println!("wrote {count} triplets to {}", output.display());
+        }
+        Command::Pgn {
+            inputs, output, engine, depth, nodes, jobs, seed, skip_check, skip_capture, max_score, ..
+        } => {
             let budget = match (depth, nodes) {
                 (_, Some(n)) if n > 0 => Budget::Nodes(n),
                 (Some(d), None) if (1..=64).contains(&d) => Budget::Depth(d),
@@ -218,6 +258,28 @@ fn run(args: Args) -> Result<(), String> {
             }
             std::fs::write(&output, lines).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             println!("wrote {count} openings to {}", output.display());
+        }
+        Command::Shuffle { inputs, output, seed } => {
+            if inputs.iter().any(|i| i == &output) {
+                return Err("the output must not be one of the inputs".into());
+            }
+            if output.exists() {
+                return Err(format!("{} exists: choose a new output", output.display()));
+            }
+            let mut records = Vec::new();
+            for input in &inputs {
+                report(&read_records(input, |r| records.push(r))?);
+            }
+            let mut rng = tessera_datagen::rng::Rng::for_item(seed, 0);
+            for i in (1..records.len()).rev() {
+                records.swap(i, rng.below(i + 1));
+            }
+            let mut writer = RecordWriter::append(&output)?;
+            for r in &records {
+                writer.write(r)?;
+            }
+            writer.sync()?;
+            println!("wrote {} shuffled records to {}", records.len(), output.display());
         }
         Command::Stats { inputs } => {
             let mut stats = Stats::default();

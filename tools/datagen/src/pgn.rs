@@ -100,6 +100,19 @@ impl Visitor for Sampler<'_> {
     }
 }
 
+/// The PQR triplet of a sample as a text line: P, the move played, and
+/// another legal move chosen at random (`None` when there is no other).
+pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
+    let others: Vec<Move> = s.pos.legal_moves().into_iter().filter(|m| *m != s.played).collect();
+    if others.is_empty() {
+        return None;
+    }
+    let other = others[crate::rng::Rng::for_item(seed ^ 0x5051_5200, s.game).below(others.len())];
+    let uci = |m: Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    let fen = shakmaty::fen::Fen::from_position(&s.pos, shakmaty::EnPassantMode::Legal);
+    Some(format!("{fen} | {} | {}", uci(s.played), uci(other)))
+}
+
 /// Calls `each` with one sampled position per usable game of `path`.
 pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
@@ -157,6 +170,12 @@ mod tests {
         let mut again = Vec::new();
         sample(&path, 7, &mut |s| again.push(s)).unwrap();
         assert!(first.iter().zip(&again).all(|(a, b)| a.pos == b.pos));
+        for s in &first {
+            let line = pqr_line(s, 7).unwrap();
+            let fields: Vec<&str> = line.split(" | ").collect();
+            assert_eq!(fields.len(), 3);
+            assert_ne!(fields[1], fields[2]);
+        }
         let mut other = Vec::new();
         sample(&path, 8, &mut |s| other.push(s)).unwrap();
         assert!(first.iter().zip(&other).any(|(a, b)| a.pos != b.pos), "another seed samples other plies");

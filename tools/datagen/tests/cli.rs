@@ -1,0 +1,110 @@
+//! The datagen tool as a user runs it: self-play killed and resumed, PGN
+//! sampling with labels and as PQR triplets, convert, shuffle and stats.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use tessera_datagen::store::read_records;
+
+const DATAGEN: &str = env!("CARGO_BIN_EXE_tessera-datagen");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tessera-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = Command::new(DATAGEN).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}\n{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn records(path: &Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    read_records(path, |r| lines.push(r.to_text())).unwrap();
+    lines
+}
+
+#[test]
+fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
+    let dir = temp_dir("selfplay");
+    let whole = dir.join("whole.bin");
+    let args = |out: &Path| {
+        vec!["selfplay".to_string(), "-o".into(), out.display().to_string(), "--games".into(), "6".into()]
+            .into_iter()
+            .chain(["--nodes", "400", "--jobs", "2", "--seed", "3"].map(String::from))
+            .collect::<Vec<_>>()
+    };
+    let text = String::from_utf8(run(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>()).stdout).unwrap();
+    assert!(text.contains("6 games played now"), "{text}");
+    let expected = records(&whole);
+    assert!(expected.len() > 20, "{} positions", expected.len());
+
+    let resumed = dir.join("resumed.bin");
+    let mut child = Command::new(DATAGEN).args(args(&resumed)).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let progress = dir.join("resumed.bin.progress");
+    let start = Instant::now();
+    while !progress.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    run(&args(&resumed).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(records(&resumed), expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
+    let dir = temp_dir("pgn");
+    let pgn = dir.join("games.pgn");
+    // Three copies of one real 24-ply opening, with different results.
+    let mut text = String::new();
+    for (i, result) in ["1-0", "0-1", "1/2-1/2"].iter().enumerate() {
+        text += &format!("[Event \"test {i}\"]\n[Result \"{result}\"]\n\n");
+        text += "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
+                 8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6 ";
+        text += result;
+        text += "\n\n";
+    }
+    std::fs::write(&pgn, text).unwrap();
+    let labelled = dir.join("labelled.bin");
+    let p = |x: &Path| x.display().to_string();
+    let out = run(&["pgn", &p(&pgn), "-o", &p(&labelled), "--depth", "4", "--jobs", "2"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 sampled"));
+    let got = records(&labelled);
+    assert!(!got.is_empty() && got.len() <= 3);
+    let results: Vec<&str> = got.iter().map(|l| l.rsplit(" | ").next().unwrap()).collect();
+    assert!(results.iter().all(|r| ["1.0", "0.0", "0.5"].contains(r)));
+
+    let pqr = dir.join("triplets.txt");
+    run(&["pgn", &p(&pgn), "-o", &p(&pqr), "--method", "pqr"]);
+    assert_eq!(std::fs::read_to_string(&pqr).unwrap().lines().count(), 3);
+
+    // Text and binary hold the same records; shuffling keeps them all.
+    let as_text = dir.join("labelled.txt");
+    run(&["convert", &p(&labelled), "-o", &p(&as_text)]);
+    assert_eq!(records(&as_text), got);
+    let shuffled = dir.join("shuffled.bin");
+    run(&["shuffle", &p(&labelled), &p(&as_text), "-o", &p(&shuffled), "--seed", "4"]);
+    let mut a = records(&shuffled);
+    let mut b: Vec<String> = got.iter().chain(&got).cloned().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    let stats = String::from_utf8(run(&["stats", &p(&shuffled)]).stdout).unwrap();
+    assert!(stats.contains(&format!("positions: {}", 2 * got.len())), "{stats}");
+
+    // Bad input is refused with a reason, never a panic.
+    let bad = Command::new(DATAGEN).args(["stats", "/nonexistent.bin"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("cannot read"));
+    let bad = Command::new(DATAGEN).args(["convert", &p(&labelled), "-o", &p(&labelled)]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("must not be one of the inputs"));
+    // An existing file that no run of ours left is not appended to.
+    let bad = Command::new(DATAGEN).args(["pgn", &p(&pgn), "-o", &p(&as_text), "--depth", "2"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("without a progress file"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
