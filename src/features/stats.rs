@@ -54,9 +54,10 @@ impl Stats {
 
     fn add_position(&mut self, fs: &FeatureSet, pos: &Chess) {
         let mut scratch = Vec::new();
+        let blocks = fs.blocks();
         for color in Color::ALL {
             let p = Perspective(color);
-            for ((block, _), counts) in fs.blocks().into_iter().zip(&mut self.blocks) {
+            for ((block, _), counts) in blocks.iter().zip(&mut self.blocks) {
                 scratch.clear();
                 block.active(pos, p, &mut scratch);
                 counts.active += scratch.len() as u64;
@@ -70,10 +71,11 @@ impl Stats {
         let mut after = pos.clone();
         after.play_unchecked(m);
         let (mut added, mut removed) = (Vec::new(), Vec::new());
+        let blocks = fs.blocks();
         for color in Color::ALL {
             let p = Perspective(color);
             let mut all_refresh = true;
-            for ((block, _), counts) in fs.blocks().into_iter().zip(&mut self.blocks) {
+            for ((block, _), counts) in blocks.iter().zip(&mut self.blocks) {
                 if block.needs_refresh(pos, m, p) {
                     counts.refreshes += 1;
                     continue;

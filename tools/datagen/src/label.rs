@@ -14,7 +14,7 @@ use shakmaty::{Chess, EnPassantMode, Move};
 use tessera::board::Board;
 use tessera::search::limits::Limits;
 use tessera::search::time::TimeManager;
-use tessera::search::{Search, SearchOptions, SharedState};
+use tessera::search::{Search, SearchOptions, SearchResult, SharedState};
 
 /// How far each position is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,19 +49,25 @@ impl SelfLabeller {
 /// Scores at or beyond this are mates (the evaluation is clamped below it).
 const MATE_BOUND: i32 = 20_000;
 
+/// Searches `board` on one thread within `budget`, keeping what `search`
+/// has learned (its table and histories).
+pub fn search_within(search: &mut Search, board: &Board, budget: Budget) -> SearchResult {
+    let limits = match budget {
+        Budget::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
+        Budget::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
+    };
+    let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+    let shared = SharedState::new(1, &limits, time);
+    let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
+    search.run(board, &limits, options, &shared, &|_: &str| {})
+}
+
 impl Labeller for SelfLabeller {
     fn label(&mut self, pos: &Chess) -> Result<Label, String> {
         let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
         let board = Board::from_fen(&fen, false).map_err(|e| e.to_string())?;
-        let limits = match self.budget {
-            Budget::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
-            Budget::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
-        };
-        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
-        let shared = SharedState::new(1, &limits, time);
         self.search.clear();
-        let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
-        let result = self.search.run(&board, &limits, options, &shared, &|_: &str| {});
+        let result = search_within(&mut self.search, &board, self.budget);
         let score = (result.score.abs() < MATE_BOUND).then_some(result.score);
         Ok(Label { score, best: result.best })
     }

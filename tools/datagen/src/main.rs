@@ -270,10 +270,7 @@ fn run(args: Args) -> Result<(), String> {
             for input in &inputs {
                 report(&read_records(input, |r| records.push(r))?);
             }
-            let mut rng = tessera_datagen::rng::Rng::for_item(seed, 0);
-            for i in (1..records.len()).rev() {
-                records.swap(i, rng.below(i + 1));
-            }
+            tessera_datagen::rng::Rng::for_item(seed, 0).shuffle(&mut records);
             let mut writer = RecordWriter::append(&output)?;
             for r in &records {
                 writer.write(r)?;

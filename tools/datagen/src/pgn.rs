@@ -3,7 +3,6 @@
 //! later, as in the thesis. The choice depends only on the seed and the
 //! game's index, so a rerun samples the same positions.
 
-use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -116,12 +115,8 @@ pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
 /// Calls `each` with one sampled position per usable game of `path`.
 pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
-    let zstd = std::io::BufRead::fill_buf(&mut file).map_err(io)?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
-    let input: Box<dyn Read> =
-        if zstd { Box::new(zstd::Decoder::with_buffer(file).map_err(io)?) } else { Box::new(file) };
     let mut sampler = Sampler { seed, game: 0, each };
-    let mut reader = Reader::new(input);
+    let mut reader = Reader::new(crate::store::open_text(path).map_err(io)?);
     while reader.read_game(&mut sampler).map_err(io)?.is_some() {}
     Ok(sampler.game)
 }

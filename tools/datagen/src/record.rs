@@ -18,8 +18,8 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::{
-    Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece, Position,
-    Role, Setup, Square,
+    Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Position, Role,
+    Setup, Square,
 };
 
 pub const RECORD_SIZE: usize = 32;
@@ -162,10 +162,6 @@ impl Record {
             other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
         };
         Ok(Record { pos, score, result })
-    }
-
-    pub fn piece(&self, sq: Square) -> Option<Piece> {
-        self.pos.board().piece_at(sq)
     }
 }
 

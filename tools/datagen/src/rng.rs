@@ -1,9 +1,14 @@
-//! A small seeded generator (SplitMix64): each game or item of a run gets its
-//! own stream from (seed, index), so work can be split and resumed freely.
+//! A small seeded generator (SplitMix64), the same on every platform: each
+//! game or item of a run gets its own stream from (seed, index), so work can
+//! be split and resumed freely; the trainer's shuffles use it too.
 
 pub struct Rng(u64);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
     pub fn for_item(seed: u64, index: u64) -> Rng {
         let mut rng = Rng(seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03));
         rng.next_u64();
@@ -21,5 +26,12 @@ impl Rng {
     /// Uniform in [0, n).
     pub fn below(&mut self, n: usize) -> usize {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+
+    /// Fisher–Yates.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
     }
 }

@@ -4,15 +4,12 @@
 //! with the search score and, once the game ends, its result. A game
 //! depends only on the seed and its index.
 
-use std::time::Instant;
-
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tessera::board::Board;
-use tessera::search::limits::Limits;
-use tessera::search::time::TimeManager;
-use tessera::search::{Search, SearchOptions, SharedState};
+use tessera::search::Search;
 
+use crate::label::{Budget, search_within};
 use crate::record::Record;
 use crate::rng::Rng;
 
@@ -53,11 +50,7 @@ const MATE_BOUND: i32 = 20_000;
 
 /// Searches `board` with a node budget: (score for the side to move, best move).
 pub fn search_nodes(search: &mut Search, board: &Board, nodes: u64) -> (i32, Option<Move>) {
-    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
-    let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
-    let shared = SharedState::new(1, &limits, time);
-    let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
-    let result = search.run(board, &limits, options, &shared, &|_: &str| {});
+    let result = search_within(search, board, Budget::Nodes(nodes));
     (result.score, result.best)
 }
 

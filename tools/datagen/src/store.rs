@@ -10,6 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::record::{RECORD_SIZE, Record};
 
+/// A text file's contents, decompressed when it starts with zstd's magic.
+pub fn open_text(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    let mut file = BufReader::new(File::open(path)?);
+    let zstd = file.fill_buf()?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    Ok(if zstd { Box::new(BufReader::new(zstd::Decoder::with_buffer(file)?)) } else { Box::new(file) })
+}
+
 pub fn is_binary(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "bin")
 }
@@ -35,8 +42,8 @@ impl ReadReport {
 pub fn read_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadReport, String> {
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let mut report = ReadReport::default();
-    let mut reader = BufReader::new(File::open(path).map_err(io)?);
     if is_binary(path) {
+        let mut reader = BufReader::new(File::open(path).map_err(io)?);
         let mut buf = [0u8; RECORD_SIZE];
         let mut index = 0u64;
         loop {
@@ -61,13 +68,7 @@ pub fn read_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadRep
             index += 1;
         }
     } else {
-        let zstd = reader.fill_buf().map_err(io)?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
-        let lines: Box<dyn BufRead> = if zstd {
-            Box::new(BufReader::new(zstd::Decoder::with_buffer(reader).map_err(io)?))
-        } else {
-            Box::new(reader)
-        };
-        for (n, line) in lines.lines().enumerate() {
+        for (n, line) in open_text(path).map_err(io)?.lines().enumerate() {
             let line = line.map_err(io)?;
             if line.trim().is_empty() {
                 continue;

@@ -7,9 +7,9 @@ use std::sync::mpsc::{Receiver, sync_channel};
 
 use shakmaty::{Chess, Position};
 use tessera::features::{FeatureSet, Perspective};
+use tessera_datagen::rng::Rng;
 
 use crate::data::Samples;
-use crate::rng::SplitMix64;
 
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
@@ -67,7 +67,7 @@ impl Batch {
 /// and the epoch, so a resumed run sees the same batches.
 pub fn epoch_order(samples: usize, seed: u64, epoch: usize) -> Vec<u32> {
     let mut order: Vec<u32> = (0..samples as u32).collect();
-    let mut rng = SplitMix64::new(seed ^ (epoch as u64).wrapping_mul(0xa076_1d64_78bd_642f));
+    let mut rng = Rng::new(seed ^ (epoch as u64).wrapping_mul(0xa076_1d64_78bd_642f));
     rng.shuffle(&mut order);
     order
 }

@@ -9,8 +9,7 @@
 //! eval, the datagen tool's 32-byte binary records (`.bin`).
 
 use std::fmt;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -107,21 +106,10 @@ pub struct LoadReport {
     pub first_rejection: Option<String>,
 }
 
-/// A file's lines, decompressing zstd when the file starts with its magic.
-pub fn open_lines(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
-    let io = |e| DataError::Io(path.to_path_buf(), e);
-    let mut file = BufReader::new(File::open(path).map_err(io)?);
-    let zstd_magic = file.fill_buf().map_err(io)?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
-    Ok(if zstd_magic {
-        Box::new(BufReader::new(zstd::Decoder::with_buffer(file).map_err(io)?))
-    } else {
-        Box::new(file)
-    })
-}
-
 fn read_all_lines(path: &Path, limit: usize) -> Result<Vec<String>, DataError> {
+    let io = |e| DataError::Io(path.to_path_buf(), e);
     let mut text = String::new();
-    open_lines(path)?.take(u64::MAX).read_to_string(&mut text).map_err(|e| DataError::Io(path.to_path_buf(), e))?;
+    tessera_datagen::store::open_text(path).map_err(io)?.read_to_string(&mut text).map_err(io)?;
     Ok(text.lines().filter(|l| !l.trim().is_empty()).take(limit).map(str::to_string).collect())
 }
 

@@ -8,7 +8,6 @@ mod loss;
 mod model;
 mod optim;
 mod plot;
-mod rng;
 mod train;
 
 use std::path::PathBuf;
