@@ -1,0 +1,102 @@
+# Shared helpers for the tournament scripts (sourced, not run).
+# Tools: cutechess-cli from $CUTECHESS or PATH, Ordo from $ORDO or PATH,
+# opponents from PATH or /usr/games (Debian installs them there).
+
+die() { echo "error: $*" >&2; exit 1; }
+
+find_cutechess() {
+    local p=${CUTECHESS:-$(command -v cutechess-cli || true)}
+    [ -n "$p" ] && [ -x "$p" ] ||
+        die "cutechess-cli not found: build it from source (see tournaments/README.md) and put it on PATH or set CUTECHESS"
+    echo "$p"
+}
+
+find_ordo() {
+    local p=${ORDO:-$(command -v ordo || true)}
+    [ -n "$p" ] && [ -x "$p" ] ||
+        die "ordo not found: build it from source (see tournaments/README.md) and put it on PATH or set ORDO"
+    echo "$p"
+}
+
+find_debian() { # name -> path, or stop with an install hint
+    local p
+    p=$(command -v "$1" || true)
+    [ -z "$p" ] && [ -x "/usr/games/$1" ] && p=/usr/games/$1
+    [ -n "$p" ] || die "$1 not found: install it with 'apt-get install $1' (or tournaments/install-opponents.sh)"
+    echo "$p"
+}
+
+# Engine argument -> cutechess -engine options. Forms:
+#   label=/path/to/uci-binary     any UCI engine (tessera builds included)
+#   stockfish@ELO                 Debian stockfish limited with UCI_LimitStrength/UCI_Elo
+#   fairymax sjeng gnuchess phalanx toga2 stockfish   Debian engines at full strength
+engine_spec() {
+    case "$1" in
+        fairymax | sjeng | phalanx) echo "name=$1 cmd=$(find_debian "$1") proto=xboard" ;;
+        gnuchess) echo "name=$1 cmd=$(find_debian "$1") proto=xboard arg=--xboard" ;;
+        toga2 | stockfish) echo "name=$1 cmd=$(find_debian "$1") proto=uci" ;;
+        stockfish@*)
+            local elo=${1#stockfish@}
+            [[ $elo =~ ^[0-9]+$ ]] && [ "$elo" -ge 1350 ] && [ "$elo" -le 2850 ] ||
+                die "stockfish@ELO needs an Elo between 1350 and 2850, not '$elo'"
+            echo "name=sf$elo cmd=$(find_debian stockfish) proto=uci option.UCI_LimitStrength=true option.UCI_Elo=$elo" ;;
+        *=*)
+            local label=${1%%=*} path=${1#*=}
+            [ -n "$label" ] || die "engine '$1' has an empty label"
+            [ -f "$path" ] && [ -x "$path" ] || die "$path is not an executable"
+            echo "name=$label cmd=$(cd "$(dirname "$path")" && pwd)/$(basename "$path") proto=uci" ;;
+        *) die "unknown engine '$1' (use label=/path/to/binary, stockfish@ELO, or fairymax, sjeng, gnuchess, phalanx, toga2, stockfish)" ;;
+    esac
+}
+
+engine_name() { # the name cutechess and Ordo will use for an engine argument
+    local s
+    s=$(engine_spec "$1") || exit 1
+    s=${s#name=}
+    echo "${s%% *}"
+}
+
+find_book() {
+    local book=${BOOK:-$TOURNAMENTS/../../shared/data/books/8moves_v3.pgn}
+    [ -f "$book" ] || die "opening book $book not found (set BOOK)"
+    echo "$book"
+}
+
+book_format() { case "$1" in *.epd) echo epd ;; *) echo pgn ;; esac; }
+
+hardware() {
+    local cpu
+    cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | xargs || true)
+    echo "${cpu:-unknown CPU}, $(nproc) cores"
+}
+
+engine_commit() { echo "${ENGINE_COMMIT:-$(git -C "$TOURNAMENTS" rev-parse --short HEAD 2>/dev/null || echo unknown)}"; }
+
+# Ordo ratings of a PGN as a markdown table; ANCHOR is fixed at 0.
+ordo_table() { # pgn anchor
+    local ordo csv
+    ordo=$(find_ordo)
+    csv=$(mktemp)
+    # -W fits the white advantage; 400 simulations give the error column.
+    if ! timeout 300 "$ordo" -q -p "$1" -a 0 -A "$2" -W -s 400 -c "$csv" >/dev/null 2>&1; then
+        # e.g. an engine that won or lost every game has no finite rating
+        echo "Ordo could not rate these games (run \`ordo -p $1 -g\` to see why)."
+        rm -f "$csv"
+        return
+    fi
+    echo "| # | engine | Elo (Ordo, $2 = 0) | ± (95%) | points | games | score |"
+    echo "|---|---|---|---|---|---|---|"
+    tail -n +2 "$csv" | tr -d '"' | while IFS=, read -r rank player rating error points played pct; do
+        echo "| $rank | $player | $rating | $error | $points | $played | $pct% |"
+    done
+    rm -f "$csv"
+}
+
+# Game-integrity counts of a cutechess PGN.
+pgn_problems() { # pgn
+    local forfeits illegal stalls
+    forfeits=$(grep -c 'loses on time' "$1" || true)
+    illegal=$(grep -ci 'illegal move' "$1" || true)
+    stalls=$(grep -ci 'disconnects\|stalls' "$1" || true)
+    echo "time forfeits $forfeits, illegal moves $illegal, disconnects/stalls $stalls"
+}
