@@ -85,10 +85,13 @@ pub struct UciLabeller {
 impl UciLabeller {
     pub fn start(engine: &PathBuf, budget: Budget) -> Result<UciLabeller, String> {
         let name = engine.display().to_string();
-        let mut child = Command::new(engine)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+        let mut command = Command::new(engine);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        // Its own process group, so that a Ctrl-C meant for us does not kill
+        // the engine in the middle of the chunk we are finishing.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start {name}: {e}"))?;
         let input = child.stdin.take().expect("piped");

@@ -1,6 +1,8 @@
 //! Training data for Tessera: the 32-byte binary record, the text
 //! interchange format, and files of either that survive a kill.
 
+pub mod fenlist;
+pub mod interrupt;
 pub mod label;
 pub mod pgn;
 pub mod pipeline;

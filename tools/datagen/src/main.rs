@@ -1,11 +1,12 @@
 //! `tessera-datagen`: training data for Tessera's networks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::label::{Budget, Labeller, SelfLabeller, UciLabeller};
-use tessera_datagen::pipeline::{Filters, label_into, produce_into};
+use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
 use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
@@ -43,35 +44,29 @@ enum Command {
         inputs: Vec<PathBuf>,
         #[arg(long, short)]
         output: PathBuf,
-        /// A UCI engine to label with (e.g. /usr/games/stockfish); default:
-        /// Tessera's own search in-process.
-        #[arg(long)]
-        engine: Option<PathBuf>,
-        /// Search depth per position (default 9, as in the thesis).
-        #[arg(long, conflicts_with = "nodes")]
-        depth: Option<i32>,
-        /// Node budget per position instead of a depth.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Labelling workers (threads, each with its own engine process).
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
+        #[command(flatten)]
+        labelling: LabelArgs,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Drop positions whose side to move is in check.
-        #[arg(long)]
-        skip_check: bool,
-        /// Drop positions whose best move is a capture.
-        #[arg(long)]
-        skip_capture: bool,
-        /// Drop positions whose |score| exceeds this many centipawns.
-        #[arg(long)]
-        max_score: Option<i32>,
         /// `eval`: labelled records; `pqr`: the thesis's triplets as text
         /// lines `<FEN of P> | <move played> | <random other legal move>`,
         /// which need no labeller.
         #[arg(long, value_enum, default_value_t = MethodArg::Eval)]
         method: MethodArg,
+    },
+    /// Labels the positions of FEN/EPD lists (plain or zstd), one per line,
+    /// each with its game result (`c9 "1-0";`, `[0.5]` or `| 0-1`); appends
+    /// the kept ones to OUTPUT. Rerun the same command after a kill to go on.
+    Fens {
+        #[arg(required = true, num_args = 1..)]
+        inputs: Vec<PathBuf>,
+        #[arg(long, short)]
+        output: PathBuf,
+        #[command(flatten)]
+        labelling: LabelArgs,
+        /// Lines without a result: refuse the file, record a draw, or skip them.
+        #[arg(long, value_enum, default_value_t = MissingResult::Refuse)]
+        missing_result: MissingResult,
     },
     /// Shuffles the records of the inputs into OUTPUT (in memory).
     Shuffle {
@@ -124,6 +119,67 @@ enum Command {
     },
 }
 
+/// How positions are labelled and which are kept (`pgn` and `fens`).
+#[derive(clap::Args, Debug)]
+struct LabelArgs {
+    /// A UCI engine to label with (e.g. /usr/games/stockfish); default:
+    /// Tessera's own search in-process.
+    #[arg(long)]
+    engine: Option<PathBuf>,
+    /// Search depth per position (default 9, as in the thesis).
+    #[arg(long, conflicts_with = "nodes")]
+    depth: Option<i32>,
+    /// Node budget per position instead of a depth.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Labelling workers (threads, each with its own engine process).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Drop positions whose side to move is in check.
+    #[arg(long)]
+    skip_check: bool,
+    /// Drop positions whose best move is a capture.
+    #[arg(long)]
+    skip_capture: bool,
+    /// Drop positions whose |score| exceeds this many centipawns.
+    #[arg(long)]
+    max_score: Option<i32>,
+}
+
+/// Labels `positions` into `output` as `args` say; returns whether the run
+/// was interrupted.
+fn label(positions: &[Listed], output: &Path, args: &LabelArgs) -> Result<Outcome, String> {
+    let budget = match (args.depth, args.nodes) {
+        (_, Some(n)) if n > 0 => Budget::Nodes(n),
+        (Some(d), None) if (1..=64).contains(&d) => Budget::Depth(d),
+        (None, None) => Budget::Depth(9),
+        _ => return Err("--depth must be 1..=64 and --nodes positive".into()),
+    };
+    if args.jobs == 0 {
+        return Err("--jobs must be positive".into());
+    }
+    let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
+    for _ in 0..args.jobs {
+        labellers.push(match &args.engine {
+            Some(path) => Box::new(UciLabeller::start(path, budget)?),
+            None => Box::new(SelfLabeller::new(budget)),
+        });
+    }
+    let filters = Filters { skip_check: args.skip_check, skip_capture: args.skip_capture, max_score: args.max_score };
+    let outcome = label_into(positions, &mut labellers, filters, output, 16)?;
+    if outcome.resumed_from > 0 {
+        println!("resumed after {} positions", outcome.resumed_from);
+    }
+    println!(
+        "{} positions, {} labelled now, {} written to {}",
+        positions.len(),
+        outcome.labelled,
+        outcome.written,
+        output.display()
+    );
+    Ok(outcome)
+}
+
 fn report(report: &ReadReport) {
     if report.rejected > 0 || report.truncated_tail > 0 {
         eprintln!(
@@ -139,7 +195,8 @@ fn report(report: &ReadReport) {
     }
 }
 
-fn run(args: Args) -> Result<(), String> {
+/// Runs a command; the outcome of the resumable ones (to report an interrupt).
+fn run(args: Args) -> Result<Outcome, String> {
     match args.command {
         Command::Convert { inputs, output } => {
             if inputs.iter().any(|i| i == &output) {
@@ -183,42 +240,29 @@ fn run(args: Args) -> Result<(), String> {
                 .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             println!("wrote {count} triplets to {}", output.display());
         }
-        Command::Pgn {
-            inputs, output, engine, depth, nodes, jobs, seed, skip_check, skip_capture, max_score, ..
-        } => {
-            let budget = match (depth, nodes) {
-                (_, Some(n)) if n > 0 => Budget::Nodes(n),
-                (Some(d), None) if (1..=64).contains(&d) => Budget::Depth(d),
-                (None, None) => Budget::Depth(9),
-                _ => return Err("--depth must be 1..=64 and --nodes positive".into()),
-            };
-            if jobs == 0 {
-                return Err("--jobs must be positive".into());
-            }
+        Command::Pgn { inputs, output, labelling, seed, .. } => {
             let mut samples = Vec::new();
             for input in &inputs {
-                let games = tessera_datagen::pgn::sample(input, seed, &mut |s| samples.push(s))?;
+                let games = tessera_datagen::pgn::sample(input, seed, &mut |s| {
+                    samples.push(Listed { pos: s.pos, result: s.result })
+                })?;
                 eprintln!("{}: {games} games", input.display());
             }
-            let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
-            for _ in 0..jobs {
-                labellers.push(match &engine {
-                    Some(path) => Box::new(UciLabeller::start(path, budget)?),
-                    None => Box::new(SelfLabeller::new(budget)),
-                });
+            return label(&samples, &output, &labelling);
+        }
+        Command::Fens { inputs, output, labelling, missing_result } => {
+            let mut positions = Vec::new();
+            for input in &inputs {
+                let (listed, report) = fenlist::read(input, missing_result)?;
+                eprint!("{}: {} positions", input.display(), report.read);
+                if report.without_result > 0 {
+                    let what = if report.skipped_without_result > 0 { "skipped" } else { "recorded as draws" };
+                    eprint!(", {} without a result ({what})", report.without_result);
+                }
+                eprintln!();
+                positions.extend(listed);
             }
-            let filters = Filters { skip_check, skip_capture, max_score };
-            let outcome = label_into(&samples, &mut labellers, filters, &output, 16)?;
-            if outcome.resumed_from > 0 {
-                println!("resumed after {} positions", outcome.resumed_from);
-            }
-            println!(
-                "{} sampled, {} labelled now, {} written to {}",
-                samples.len(),
-                outcome.labelled,
-                outcome.written,
-                output.display()
-            );
+            return label(&positions, &output, &labelling);
         }
         Command::Selfplay { output, games, nodes, max_opening_score, jobs, seed } => {
             if jobs == 0 || nodes == 0 {
@@ -236,6 +280,7 @@ fn run(args: Args) -> Result<(), String> {
                 outcome.written,
                 output.display()
             );
+            return Ok(outcome);
         }
         Command::Openings { output, plies, max_eval, count, nodes, seed } => {
             let mut search = tessera::search::Search::new(16);
@@ -286,12 +331,20 @@ fn run(args: Args) -> Result<(), String> {
             print!("{}", stats.table());
         }
     }
-    Ok(())
+    Ok(Outcome::default())
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+    let args = Args::parse();
+    if let Err(e) = tessera_datagen::interrupt::install() {
+        eprintln!("warning: {e}");
+    }
+    match run(args) {
+        Ok(outcome) if outcome.interrupted => {
+            eprintln!("interrupted: the finished work is saved; rerun the same command to go on");
+            ExitCode::from(130)
+        }
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -3,14 +3,16 @@
 //! many samples are done and how long the output was. A rerun truncates the
 //! output to that length and goes on from there, so a kill at any moment
 //! neither loses finished work nor leaves a half-written record behind.
+//! Ctrl-C (see [`crate::interrupt`]) stops the run after the current chunk.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use shakmaty::{Color, Position};
+use indicatif::{ProgressBar, ProgressStyle};
+use shakmaty::{Chess, Color, Position};
 
+use crate::fenlist::Listed;
 use crate::label::{Label, Labeller};
-use crate::pgn::Sampled;
 use crate::record::Record;
 use crate::store::RecordWriter;
 
@@ -24,9 +26,9 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn keep(&self, s: &Sampled, label: &Label) -> Option<i32> {
+    fn keep(&self, pos: &Chess, label: &Label) -> Option<i32> {
         let score = label.score?;
-        if self.skip_check && s.pos.is_check() {
+        if self.skip_check && pos.is_check() {
             return None;
         }
         if self.skip_capture && label.best.is_some_and(|m| m.is_capture()) {
@@ -75,6 +77,37 @@ pub struct Outcome {
     /// Items processed by this run.
     pub labelled: usize,
     pub written: usize,
+    /// Stopped by Ctrl-C before the last item; a rerun goes on.
+    pub interrupted: bool,
+}
+
+/// Progress on stderr: a bar on a terminal, else a line every half minute.
+struct Progress {
+    bar: ProgressBar,
+    clock: Instant,
+    last_line: Instant,
+}
+
+impl Progress {
+    fn new(items: usize, start: usize) -> Progress {
+        let bar = ProgressBar::new(items as u64).with_position(start as u64);
+        if let Ok(style) = ProgressStyle::with_template("[{bar:30}] {pos}/{len} {per_sec} ETA {eta} {msg}") {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.reset_eta();
+        Progress { bar, clock: Instant::now(), last_line: Instant::now() }
+    }
+
+    fn update(&mut self, done: usize, items: usize, written: usize) {
+        let seconds = self.clock.elapsed().as_secs_f64().max(1e-9);
+        let per_hour = written as f64 / seconds * 3600.0;
+        self.bar.set_position(done as u64);
+        self.bar.set_message(format!("{per_hour:.0} positions/hour"));
+        if self.bar.is_hidden() && (self.last_line.elapsed() > Duration::from_secs(30) || done == items) {
+            self.last_line = Instant::now();
+            eprintln!("{done}/{items} done, {written} positions written, {per_hour:.0} positions/hour");
+        }
+    }
 }
 
 /// Runs `work` for items `0..items`, spread over `workers` (each item's
@@ -106,11 +139,15 @@ pub fn produce_into<W: Send>(
     };
     outcome.resumed_from = start;
     let mut writer = RecordWriter::append(output)?;
-    let clock = Instant::now();
+    let mut progress = Progress::new(items, start);
     let jobs = workers.len().max(1);
     let work = &work;
     let mut done = start;
     while done < items {
+        if crate::interrupt::requested() {
+            outcome.interrupted = true;
+            break;
+        }
         let block = done..(done + chunk * jobs).min(items);
         let results: Vec<Result<Vec<Record>, String>> = std::thread::scope(|scope| {
             let handles: Vec<_> = workers
@@ -137,18 +174,16 @@ pub fn produce_into<W: Send>(
         done = block.end;
         let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
         write_progress(output, done, bytes)?;
-        let rate = outcome.labelled as f64 / clock.elapsed().as_secs_f64().max(1e-9);
-        let per_hour = outcome.written as f64 / clock.elapsed().as_secs_f64().max(1e-9) * 3600.0;
-        let left = (items - done) as f64 / rate.max(1e-9);
-        eprintln!("{done}/{items} done, {per_hour:.0} positions/hour, ETA {left:.0} s");
+        progress.update(done, items, outcome.written);
     }
+    progress.bar.finish_and_clear();
     Ok(outcome)
 }
 
 /// Labels `samples` with one labeller per worker and appends the kept ones
 /// to `output` in sample order (the same output whatever the worker count).
 pub fn label_into(
-    samples: &[Sampled],
+    samples: &[Listed],
     labellers: &mut [Box<dyn Labeller>],
     filters: Filters,
     output: &Path,
@@ -158,7 +193,7 @@ pub fn label_into(
         let s = &samples[i];
         let label = labeller.label(&s.pos)?;
         Ok(filters
-            .keep(s, &label)
+            .keep(&s.pos, &label)
             .map(|score| {
                 let white = if s.pos.turn() == Color::White { score } else { -score };
                 let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
@@ -191,13 +226,13 @@ mod tests {
         }
     }
 
-    fn samples() -> Vec<Sampled> {
+    fn samples() -> Vec<Listed> {
         let mut pos = Chess::default();
         let mut out = Vec::new();
         for game in 0..200u64 {
             let moves = pos.legal_moves();
             let m: Move = moves[game as usize % moves.len()];
-            out.push(Sampled { pos: pos.clone(), played: m, result: (game % 3) as u8, game });
+            out.push(Listed { pos: pos.clone(), result: (game % 3) as u8 });
             pos.play_unchecked(m);
             if pos.legal_moves().is_empty() || pos.fullmoves().get() > 60 {
                 pos = Chess::default();
@@ -239,7 +274,7 @@ mod tests {
 
     #[test]
     fn filters() {
-        let s = &samples()[0];
+        let s = &samples()[0].pos;
         let label = |score| Label { score: Some(score), best: None };
         assert_eq!(Filters::default().keep(s, &label(5000)), Some(5000));
         assert_eq!(Filters { max_score: Some(3000), ..Filters::default() }.keep(s, &label(5000)), None);

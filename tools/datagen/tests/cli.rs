@@ -1,5 +1,6 @@
-//! The datagen tool as a user runs it: self-play killed and resumed, PGN
-//! sampling with labels and as PQR triplets, convert, shuffle and stats.
+//! The datagen tool as a user runs it: self-play killed and resumed, Ctrl-C,
+//! PGN sampling with labels and as PQR triplets, FEN lists, convert, shuffle
+//! and stats.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -74,7 +75,7 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     let labelled = dir.join("labelled.bin");
     let p = |x: &Path| x.display().to_string();
     let out = run(&["pgn", &p(&pgn), "-o", &p(&labelled), "--depth", "4", "--jobs", "2"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("3 sampled"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 positions"));
     let got = records(&labelled);
     assert!(!got.is_empty() && got.len() <= 3);
     let results: Vec<&str> = got.iter().map(|l| l.rsplit(" | ").next().unwrap()).collect();
@@ -106,5 +107,80 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     // An existing file that no run of ours left is not appended to.
     let bad = Command::new(DATAGEN).args(["pgn", &p(&pgn), "-o", &p(&as_text), "--depth", "2"]).output().unwrap();
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("without a progress file"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_saves_the_finished_games_and_a_rerun_completes() {
+    let dir = temp_dir("ctrl-c");
+    let args = |out: &Path| {
+        ["selfplay", "-o", &out.display().to_string(), "--games", "4", "--nodes", "3000", "--seed", "5"]
+            .map(String::from)
+            .to_vec()
+    };
+    let whole = dir.join("whole.bin");
+    run(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>());
+
+    let stopped = dir.join("stopped.bin");
+    let child = Command::new(DATAGEN).args(args(&stopped)).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let progress = dir.join("stopped.bin.progress");
+    let start = Instant::now();
+    while !progress.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("rerun the same command"), "{stderr}");
+    // The file ends on a finished game: exactly the length the progress file names.
+    let saved = std::fs::read_to_string(&progress).unwrap();
+    let len = std::fs::metadata(&stopped).unwrap().len();
+    assert!(saved.contains(&format!("bytes {len}\n")), "{saved} vs {len}");
+    assert!(saved.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() < 4, "{saved}");
+
+    run(&args(&stopped).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(records(&stopped), records(&whole));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fen_lists_are_labelled_with_their_results() {
+    let dir = temp_dir("fens");
+    let p = |x: &Path| x.display().to_string();
+    let list = dir.join("list.epd");
+    std::fs::write(
+        &list,
+        "# three positions, three spellings of a result\n\
+         r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5; c9 \"1-0\";\n\
+         8/8/4k3/8/8/4K3/4P3/8 w - - 0 60 [0.5]\n\
+         rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2 | 0-1\n",
+    )
+    .unwrap();
+    let out = dir.join("out.bin");
+    let stdout = run(&["fens", &p(&list), "-o", &p(&out), "--depth", "3", "--jobs", "2"]).stdout;
+    // The last position is mate in one for black: a mate score, so it is dropped.
+    assert!(String::from_utf8_lossy(&stdout).contains("3 positions, 3 labelled now, 2 written"));
+    let got = records(&out);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[0].starts_with("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"));
+    assert!(got[0].ends_with(" | 1.0") && got[1].ends_with(" | 0.5"), "{got:?}");
+
+    // A line without a result is refused unless the user says what it means.
+    let bare = dir.join("bare.fen");
+    std::fs::write(&bare, "8/8/4k3/8/8/4K3/4P3/8 w - - 0 60\n").unwrap();
+    let refused = Command::new(DATAGEN).args(["fens", &p(&bare), "-o", &p(&dir.join("x.bin"))]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("bare.fen:1: no game result"), "{stderr}");
+    let drawn = dir.join("drawn.txt");
+    run(&["fens", &p(&bare), "-o", &p(&drawn), "--nodes", "2000", "--missing-result", "draw"]);
+    assert!(records(&drawn)[0].ends_with(" | 0.5"));
+
+    let broken = dir.join("broken.epd");
+    std::fs::write(&broken, "8/8/4k3/8/8/4K3/4P3/8 w - - [1.0]\nnot a fen at all\n").unwrap();
+    let refused = Command::new(DATAGEN).args(["fens", &p(&broken), "-o", &p(&dir.join("y.bin"))]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("broken.epd:2:"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
