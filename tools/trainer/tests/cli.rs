@@ -1,13 +1,13 @@
 //! The trainer as a user runs it: a small data file, a run killed and
-//! resumed, the same seed giving the same network, and the engine built
-//! with the result.
+//! resumed, the same seed giving the same network. (The engine built with a
+//! trained net is in `end_to_end.rs`.)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, EnPassantMode, Position, Role};
+use shakmaty::{Chess, EnPassantMode, Position, Role};
 use tessera::nnue::format::NetFile;
 use tessera::nnue::network::Network;
 
@@ -134,8 +134,6 @@ fn trains_resumes_after_kill_and_reproduces() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("other settings"), "{err}");
 
-    build_engine_with(&net_path, &net);
-
     // Another seed gives another net.
     let other = dir.join("other");
     run(train(&data, &other, 1, &["--seed", "7"]));
@@ -161,28 +159,4 @@ fn bad_input_is_refused_with_a_reason() {
         assert!(err.contains(why), "{args:?}: {err}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// The README's path from a trained net to an engine: `TESSERA_NET=… cargo
-/// build`, then the engine's evaluation is the net's. A debug build in a
-/// target folder of its own (shared with the engine's build test).
-fn build_engine_with(net_path: &Path, net: &Network) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = root.join("target/tessera-net-test");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let build = Command::new(cargo)
-        .args(["build", "--quiet", "--bin", "tessera"])
-        .current_dir(&root)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("TESSERA_NET", net_path)
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
-    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    let eval = Command::new(target.join("debug/tessera")).args(["eval", fen]).output().unwrap();
-    let text = String::from_utf8(eval.stdout).unwrap();
-    let pos: Chess = fen.parse::<Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
-    assert_eq!(pos.turn(), Color::White);
-    let expected = net.evaluate_position(&pos);
-    assert!(text.starts_with(&format!("{expected} cp (side to move: white; net all")), "{text}");
 }
