@@ -13,6 +13,13 @@ mod format;
 mod names;
 
 fn main() {
+    // The AVX2 kernels exist on x86-64 unless the `portable` feature asks for
+    // a binary with the scalar path only.
+    println!("cargo::rustc-check-cfg=cfg(tessera_avx2)");
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    if x86_64 && std::env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
+        println!("cargo:rustc-cfg=tessera_avx2");
+    }
     println!("cargo:rerun-if-env-changed=TESSERA_NET");
     println!("cargo:rerun-if-changed=nets/default.nnue");
     println!("cargo:rerun-if-changed=src/nnue/format.rs");
@@ -67,6 +74,11 @@ fn embed(path: &Path) -> (String, String) {
         }
     }
     let s = file.shape;
+    // Identifies the embedded net in `--version` and the UCI `id name`.
+    let hash = format::NetFile::content_hash(&bytes);
+    let hidden2 = if s.hidden2 > 0 { format!("-{}", s.hidden2) } else { String::new() };
+    println!("cargo:rustc-env=TESSERA_NET_HASH={hash}");
+    println!("cargo:rustc-env=TESSERA_NET_KIND={} {}x2-{}{hidden2}-1", file.features, s.ft, s.hidden);
     let code = format!(
         "/// The embedded network, chosen when the engine was built.\n\
          pub static EMBEDDED: &[u8] = include_bytes_aligned::include_bytes_aligned!(64, {path:?});\n\

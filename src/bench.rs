@@ -1,9 +1,11 @@
 //! `tessera bench`: a fixed search over a fixed set of positions, the
 //! node count of which identifies the search (OpenBench's convention).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::board::Board;
+use crate::nnue::network::Network;
 use crate::search::limits::Limits;
 use crate::search::time::TimeManager;
 use crate::search::{Search, SearchOptions, SharedState};
@@ -74,8 +76,14 @@ pub struct BenchReport {
 }
 
 /// Searches every position to `depth` on one thread with a fresh table.
-pub fn run(depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchReport {
+pub fn run(depth: i32, progress: impl FnMut(usize, &str, u64)) -> BenchReport {
+    run_with(crate::nnue::embedded::default_network(), depth, progress)
+}
+
+/// The bench with another network (or the same one on other kernels).
+pub fn run_with(network: Arc<Network>, depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchReport {
     let mut search = Search::new(BENCH_HASH_MB);
+    search.network = network;
     let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
     let limits = Limits { depth: Some(depth), ..Limits::default() };
     let start = Instant::now();

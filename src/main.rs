@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use tessera::board::{Board, perft};
 
 #[derive(Parser)]
-#[command(name = "tessera", version, about = "A UCI chess engine with an NNUE evaluation")]
+#[command(name = "tessera", version = tessera::uci::VERSION, about = "A UCI chess engine with an NNUE evaluation")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,

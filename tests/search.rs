@@ -80,3 +80,30 @@ fn bench_node_count_is_reproducible() {
     assert!(first > 10_000);
     assert_eq!(first, second);
 }
+
+/// The portable build (`--features portable`) runs the scalar kernels only;
+/// they must search exactly the same tree as the AVX2 ones.
+#[test]
+fn bench_node_count_is_the_same_on_the_scalar_kernels() {
+    use std::sync::Arc;
+    use tessera::nnue::network::Network;
+    let kernels = |scalar: bool| {
+        let mut net = Network::from_bytes(tessera::nnue::embedded::bytes()).unwrap();
+        net.force_scalar(scalar);
+        tessera::bench::run_with(Arc::new(net), 7, |_, _, _| {}).nodes
+    };
+    let scalar = kernels(true);
+    assert!(scalar > 10_000);
+    assert_eq!(scalar, kernels(false));
+}
+
+#[test]
+fn version_names_the_embedded_net() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera")).arg("--version").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let hash = tessera::nnue::embedded::default_network().summary();
+    let hash = hash.rsplit(' ').next().unwrap();
+    assert_eq!(hash.len(), 12);
+    assert!(text.starts_with(&format!("tessera {} net {hash} (", env!("CARGO_PKG_VERSION"))), "{text}");
+    assert!(tessera::uci::ENGINE_NAME.ends_with(hash));
+}

@@ -16,7 +16,7 @@ pub fn sub_scalar(acc: &mut [i16], column: &[i16]) {
 
 /// # Safety
 /// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
 unsafe fn add_sub_avx2(acc: &mut [i16], column: &[i16], subtract: bool) {
     use std::arch::x86_64::*;
@@ -39,7 +39,7 @@ unsafe fn add_sub_avx2(acc: &mut [i16], column: &[i16], subtract: bool) {
 }
 
 pub fn add(acc: &mut [i16], column: &[i16], avx2: bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(tessera_avx2)]
     if avx2 {
         // SAFETY: `avx2` is only true when the CPU reports AVX2.
         unsafe { add_sub_avx2(acc, column, false) };
@@ -50,7 +50,7 @@ pub fn add(acc: &mut [i16], column: &[i16], avx2: bool) {
 }
 
 pub fn sub(acc: &mut [i16], column: &[i16], avx2: bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(tessera_avx2)]
     if avx2 {
         // SAFETY: `avx2` is only true when the CPU reports AVX2.
         unsafe { add_sub_avx2(acc, column, true) };
@@ -65,6 +65,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::layers::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");

@@ -24,6 +24,11 @@ pub fn compiled_kind() -> (&'static str, Shape) {
 static DEFAULT: Lazy<Arc<Network>> =
     Lazy::new(|| Arc::new(Network::from_bytes(generated::EMBEDDED).expect("build.rs validated the embedded net")));
 
+/// The embedded file's bytes.
+pub fn bytes() -> &'static [u8] {
+    generated::EMBEDDED
+}
+
 /// The embedded network.
 pub fn default_network() -> Arc<Network> {
     DEFAULT.clone()

@@ -24,7 +24,11 @@ use crate::search::{Search, SearchOptions, SharedState};
 use command::{Command, GoParams, Start};
 use options::{Options, Setting};
 
-pub const ENGINE_NAME: &str = concat!("Tessera ", env!("CARGO_PKG_VERSION"));
+/// The version and the embedded net's short hash (build.rs), so that a GUI,
+/// a PGN header or a rating list names exactly what played.
+pub const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), " net ", env!("TESSERA_NET_HASH"), " (", env!("TESSERA_NET_KIND"), ")");
+pub const ENGINE_NAME: &str = concat!("Tessera ", env!("CARGO_PKG_VERSION"), " ", env!("TESSERA_NET_HASH"));
 pub const ENGINE_AUTHOR: &str = "the Tessera developers";
 
 fn send(line: &str) {

@@ -14,7 +14,7 @@ pub fn affine_scalar(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32]
 ///
 /// # Safety
 /// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
 pub unsafe fn affine_avx2(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32]) {
     use std::arch::x86_64::*;
@@ -45,7 +45,7 @@ pub unsafe fn affine_avx2(input: &[u8], weights: &[i8], bias: &[i32], out: &mut 
 
 /// The fastest available kernel.
 pub fn affine(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32], avx2: bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(tessera_avx2)]
     if avx2 {
         // SAFETY: `avx2` is only true when the CPU reports AVX2.
         unsafe { affine_avx2(input, weights, bias, out) };
@@ -60,6 +60,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");

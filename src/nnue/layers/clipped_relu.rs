@@ -15,7 +15,7 @@ pub fn crelu_i16_scalar(input: &[i16], out: &mut [u8]) {
 ///
 /// # Safety
 /// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
 pub unsafe fn crelu_i16_avx2(input: &[i16], out: &mut [u8]) {
     use std::arch::x86_64::*;
@@ -39,7 +39,7 @@ pub unsafe fn crelu_i16_avx2(input: &[i16], out: &mut [u8]) {
 }
 
 pub fn crelu_i16(input: &[i16], out: &mut [u8], avx2: bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(tessera_avx2)]
     if avx2 {
         // SAFETY: `avx2` is only true when the CPU reports AVX2.
         unsafe { crelu_i16_avx2(input, out) };
@@ -61,6 +61,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");

@@ -6,11 +6,11 @@ pub mod clipped_relu;
 
 /// Whether the AVX2 kernels may be used on this CPU.
 pub fn avx2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(tessera_avx2)]
     {
         std::is_x86_feature_detected!("avx2")
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(tessera_avx2))]
     {
         false
     }
