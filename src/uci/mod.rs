@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::board::Board;
 use crate::nnue::network::Network;
@@ -251,27 +251,58 @@ impl Engine {
         let mut search = self.search.take().expect("idle engine owns its search");
         let board = self.board.clone();
         let thread_shared = Arc::clone(&shared);
+        let hash_mb = self.options.hash_mb;
         let handle = std::thread::Builder::new()
             .name("search".into())
             .spawn(move || {
-                let result = search.run(&board, &limits, search_options, &thread_shared, &|line: &str| send(line));
-                let best = result.best.map_or_else(|| "0000".to_string(), |m| board.uci(m));
-                let ponder = result.ponder.and_then(|p| {
-                    let mut after = board.clone();
-                    result.best.map(|b| {
-                        after.push(b);
-                        after.uci(p)
-                    })
-                });
-                match ponder {
-                    Some(p) => send(&format!("bestmove {best} ponder {p}")),
-                    None => send(&format!("bestmove {best}")),
+                let network = Arc::clone(&search.network);
+                // A bug in the search must not leave the GUI waiting for a
+                // move forever: catch it, answer with a legal move, and go on
+                // with a fresh search (its tables may be half-updated).
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    search.run(&board, &limits, search_options, &thread_shared, &|line: &str| send(line))
+                }));
+                let (lines, search) = match run {
+                    Ok(result) => (vec![bestmove_line(&board, result.best, result.ponder)], search),
+                    Err(payload) => {
+                        let mut fresh = Search::new(hash_mb);
+                        fresh.network = network;
+                        (search_failed_lines(&board, payload.as_ref()), fresh)
+                    }
+                };
+                for line in lines {
+                    send(&line);
                 }
                 search
             })
             .expect("spawn search thread");
         self.running = Some(Running { handle, shared });
     }
+}
+
+fn bestmove_line(board: &Board, best: Option<Move>, ponder: Option<Move>) -> String {
+    let Some(best) = best else { return "bestmove 0000".into() };
+    let mut after = board.clone();
+    after.push(best);
+    match ponder {
+        Some(p) => format!("bestmove {} ponder {}", board.uci(best), after.uci(p)),
+        None => format!("bestmove {}", board.uci(best)),
+    }
+}
+
+/// What the engine says after its search thread panicked: the reason, and
+/// a legal move so that the game goes on.
+fn search_failed_lines(board: &Board, payload: &(dyn std::any::Any + Send)) -> Vec<String> {
+    let why = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    let fallback = board.pos().legal_moves().first().copied();
+    vec![
+        format!("info string error: the search failed ({why}); playing a legal move, tables cleared"),
+        bestmove_line(board, fallback, None),
+    ]
 }
 
 /// The network `EvalFile` names: `<embedded>` (or nothing) for the built-in
@@ -299,4 +330,22 @@ pub fn run_stdio() {
             .map_or_else(|| crate::nnue::embedded::default_network().summary(), |s| s.network.summary())
     ));
     engine.run(stdin.lock());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_search_still_answers_with_a_legal_move() {
+        let board = Board::from_fen("7k/8/8/8/8/8/6PP/7K w - - 0 1", false).unwrap();
+        let payload: Box<dyn std::any::Any + Send> = Box::new(String::from("index out of bounds"));
+        let lines = search_failed_lines(&board, payload.as_ref());
+        assert!(lines[0].starts_with("info string error: the search failed (index out of bounds)"), "{lines:?}");
+        let mv = lines[1].strip_prefix("bestmove ").expect("a bestmove line");
+        assert!(board.parse_uci_move(mv).is_ok(), "{mv} is legal");
+        // Where there is no legal move, the null move, as after a normal search.
+        let mated = Board::from_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", false).unwrap();
+        assert_eq!(search_failed_lines(&mated, payload.as_ref())[1], "bestmove 0000");
+    }
 }
