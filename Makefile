@@ -1,14 +1,18 @@
-# OpenBench builds engines with `make EXE=<path>`; `make test` runs every test.
+# OpenBench builds engines with `make EXE=<path> [EVALFILE=<net>]`: the net is
+# embedded (TESSERA_NET), so the binary needs no file beside it. `make test`
+# runs every test.
 EXE ?=
+EVALFILE ?=
 CARGO ?= cargo
 VENV := .venv
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: all test clean
 
 all:
-	$(CARGO) build --release
+	$(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )$(CARGO) build --release
 ifneq ($(EXE),)
-	cp target/release/tessera$(if $(filter Windows_NT,$(OS)),.exe,) $(EXE)
+	cp $(TARGET_DIR)/release/tessera$(if $(filter Windows_NT,$(OS)),.exe,) $(EXE)
 endif
 
 $(VENV)/installed: tests/uci/requirements.txt

@@ -101,8 +101,25 @@ fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
     assert!(out.contains("bestmove "), "{out}");
 }
 
-/// `TESSERA_NET=… cargo build` embeds that net (a debug build in its own
-/// target folder, to keep the test short); a damaged net fails the build
+/// OpenBench's build, `make EXE=… EVALFILE=…`, in a target folder of its own
+/// (the one `cargo test` runs from is locked while tests run), without LTO
+/// or optimisation to keep the test short.
+fn openbench_make(target: &std::path::Path, net: &std::path::Path, exe: &std::path::Path) -> std::process::Output {
+    Command::new("make")
+        .args(["--no-print-directory", "-s"])
+        .arg(format!("EXE={}", exe.display()))
+        .arg(format!("EVALFILE={}", net.display()))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+        .output()
+        .unwrap()
+}
+
+/// `make EXE=… EVALFILE=…` (OpenBench) and so `TESSERA_NET=… cargo build`
+/// embed that net, and `--version` names it; a damaged net fails the build
 /// with a message naming the file and the cause.
 #[test]
 fn building_with_tessera_net_embeds_it() {
@@ -113,25 +130,21 @@ fn building_with_tessera_net_embeds_it() {
     let net_path = dir.join("kp+ph_32x2-8-1.nnue");
     let bytes = random_net("kp+ph", 32, 8, 11);
     std::fs::write(&net_path, &bytes).unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let build = |net: &std::path::Path| {
-        Command::new(&cargo)
-            .args(["build", "--quiet", "--bin", "tessera"])
-            .current_dir(root)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("TESSERA_NET", net)
-            .output()
-            .unwrap()
-    };
+    let exe = dir.join("tessera");
+    let build = |net: &std::path::Path| openbench_make(&target, net, &exe);
     let out = build(&net_path);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1";
-    let eval = Command::new(target.join("debug/tessera")).args(["eval", fen]).output().unwrap();
+    let eval = Command::new(&exe).args(["eval", fen]).output().unwrap();
     let text = String::from_utf8(eval.stdout).unwrap();
     let net = Network::from_bytes(&bytes).unwrap();
     let board = Board::from_fen(fen, false).unwrap();
     let expected = net.evaluate_position(board.pos());
     assert!(text.starts_with(&format!("{expected} cp (side to move: black; net kp+ph")), "{text}");
+    let version = Command::new(&exe).arg("--version").output().unwrap();
+    let hash = tessera::nnue::format::NetFile::content_hash(&bytes);
+    let version = String::from_utf8(version.stdout).unwrap();
+    assert!(version.contains(&format!("net {hash} (kp+ph 32x2-8-1)")), "{version}");
 
     let broken = dir.join("broken.nnue");
     std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();

@@ -1,6 +1,7 @@
 //! The README's path from nothing to an engine, on a small run: self-play
 //! data from `tessera-datagen`, shuffled, a net trained on it, an engine
-//! built with `TESSERA_NET=…`, and that engine's evaluation and bench.
+//! built with it (`make EXE=… EVALFILE=…`, which sets `TESSERA_NET`), and
+//! that engine's evaluation and bench.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,14 +18,11 @@ fn root() -> PathBuf {
 
 /// Builds in a target folder of its own: the one `cargo test` runs from is
 /// locked while tests run.
-fn cargo_build(args: &[&str], envs: &[(&str, &Path)]) -> PathBuf {
+fn cargo_build(args: &[&str]) -> PathBuf {
     let target = root().join("target/tessera-net-test");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet"]).args(args).current_dir(root()).env("CARGO_TARGET_DIR", &target);
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "cargo build {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     target.join("debug")
@@ -34,7 +32,7 @@ fn cargo_build(args: &[&str], envs: &[(&str, &Path)]) -> PathBuf {
 /// a fresh build of it.
 fn datagen() -> PathBuf {
     let beside = Path::new(TRAINER).with_file_name("tessera-datagen");
-    if beside.exists() { beside } else { cargo_build(&["-p", "tessera-datagen"], &[]).join("tessera-datagen") }
+    if beside.exists() { beside } else { cargo_build(&["-p", "tessera-datagen"]).join("tessera-datagen") }
 }
 
 fn run(program: &Path, args: &[&str]) -> Output {
@@ -86,7 +84,20 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
     let net = Network::from_bytes(&std::fs::read(&net_path).unwrap()).unwrap();
 
     // 3. An engine with that net embedded: its evaluation is the net's, and it plays.
-    let engine = cargo_build(&["--bin", "tessera"], &[("TESSERA_NET", &net_path)]).join("tessera");
+    let engine = dir.join("tessera");
+    let make = Command::new("make")
+        .args(["--no-print-directory", "-s"])
+        .arg(format!("EXE={}", engine.display()))
+        .arg(format!("EVALFILE={}", net_path.display()))
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", root().join("target/tessera-net-test"))
+        // Quick to build: the test checks what is embedded, not speed.
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+        .output()
+        .unwrap();
+    assert!(make.status.success(), "make: {}", String::from_utf8_lossy(&make.stderr));
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
     let eval = String::from_utf8(run(&engine, &["eval", fen]).stdout).unwrap();
     let pos: Chess = fen.parse::<Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
