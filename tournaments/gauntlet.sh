@@ -5,8 +5,9 @@
 #
 # usage: tournaments/gauntlet.sh NAME TC GAMES ENGINE OPPONENT...
 #   GAMES     games per opponent (even: each opening is played with both colours)
-#   ENGINE    label=/path/to/uci-binary (e.g. tessera=target/release/tessera)
-#   OPPONENT  label=/path | stockfish@ELO | fairymax | sjeng | gnuchess | phalanx | toga2 | stockfish
+#   ENGINE    label=/path/to/uci-binary (e.g. tessera=target/release/tessera),
+#             commit:REV or net:FILE (built for you)
+#   OPPONENT  the same forms, stockfish@ELO, or fairymax sjeng gnuchess phalanx toga2 stockfish
 # env: CUTECHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
 #      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: HEAD)
 # writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn
@@ -14,43 +15,29 @@ set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
 if [ $# -lt 5 ]; then
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,14p' "$0" >&2
     exit 2
 fi
 args="$*"
-name=$1 tc=$2 games=$3 engine=$4
-shift 4
+name=$1 tc=$2 games=$3
+shift 3
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
     die "GAMES must be an even number ≥ 2, not '$games'"
 [[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
-cutechess=$(find_cutechess)
+find_cutechess >/dev/null
 find_ordo >/dev/null
-book=$(find_book)
-conc=${CONCURRENCY:-2}
-spec_engine=$(engine_spec "$engine")
+find_book >/dev/null
+engines=()
+for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
+for e in "${engines[@]}"; do engine_spec "$e" >/dev/null; done
+engine=${engines[0]}
+opponents=("${engines[@]:1}")
 me=$(engine_name "$engine")
-for opp in "$@"; do engine_spec "$opp" >/dev/null; done
-commit=$(engine_commit)
 
 dir=$TOURNAMENTS/work/$name
 mkdir -p "$dir" "$TOURNAMENTS/results"
-played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
-for opp in "$@"; do
-    opp_name=$(engine_name "$opp")
-    pgn=$dir/vs-$opp_name.pgn
-    done_games=$(played "$pgn")
-    left=$((games - done_games))
-    if [ "$left" -le 0 ]; then
-        echo "$opp_name: $done_games games already played" >&2
-        continue
-    fi
-    echo "$opp_name: playing $left games ($done_games already played)" >&2
-    # A fresh seed for the rest of an interrupted match, so its openings are new draws.
-    "$cutechess" -engine $spec_engine -engine $(engine_spec "$opp") -each tc="$tc" timemargin=0 \
-        -openings file="$book" format=$(book_format "$book") order=random plies="${BOOK_PLIES:-16}" \
-        -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
-        -concurrency "$conc" -recover -pgnout "$pgn" -ratinginterval 20 |
-        tee -a "$dir/vs-$opp_name.log"
+for opp in "${opponents[@]}"; do
+    play_pair "$dir/vs-$(engine_name "$opp").pgn" "$tc" "$games" "$engine" "$opp"
 done
 
 all=$dir/all.pgn
@@ -61,14 +48,10 @@ cat "$dir"/vs-*.pgn > "$all"
     echo "| | |"
     echo "|---|---|"
     echo "| engine | \`$engine\` |"
-    echo "| opponents | $(printf '`%s` ' "$@")|"
-    echo "| time control | $tc, $conc games at a time |"
-    echo "| book | $(basename "$book"), ${BOOK_PLIES:-16} plies, random order, each opening with both colours |"
+    echo "| opponents | $(printf '`%s` ' "${opponents[@]}")|"
     echo "| games | $(played "$all") |"
     echo "| integrity | $(pgn_problems "$all") |"
-    echo "| hardware | $(hardware) |"
-    echo "| commit | $commit |"
-    echo "| date | $(date -u +%Y-%m-%d) |"
+    common_rows "$tc"
     echo
     echo "## Ordo ratings"
     echo
@@ -78,7 +61,7 @@ cat "$dir"/vs-*.pgn > "$all"
     echo
     echo "| opponent | games | wins | losses | draws | score |"
     echo "|---|---|---|---|---|---|"
-    for opp in "$@"; do
+    for opp in "${opponents[@]}"; do
         opp_name=$(engine_name "$opp")
         awk -v me="$me" -v opp="$opp_name" '
             /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }

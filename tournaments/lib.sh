@@ -100,3 +100,74 @@ pgn_problems() { # pgn
     stalls=$(grep -ci 'disconnects\|stalls' "$1" || true)
     echo "time forfeits $forfeits, illegal moves $illegal, disconnects/stalls $stalls"
 }
+
+# Games with a result in a PGN (0 when it does not exist).
+played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
+
+# Plays the games still missing from PGN between two engines (resumable: a
+# rerun plays only the rest, with a fresh opening seed).
+play_pair() { # pgn tc games engine_a engine_b
+    local pgn=$1 tc=$2 games=$3 a=$4 b=$5 done_games left book
+    done_games=$(played "$pgn")
+    left=$((games - done_games))
+    if [ "$left" -le 0 ]; then
+        echo "$(basename "$pgn" .pgn): $done_games games already played" >&2
+        return
+    fi
+    echo "$(basename "$pgn" .pgn): playing $left games ($done_games already played)" >&2
+    book=$(find_book)
+    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") -each tc="$tc" timemargin=0 \
+        -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+        -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
+        -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 20 |
+        tee -a "${pgn%.pgn}.log"
+}
+
+# An engine argument with builds resolved, for the other helpers:
+#   commit:REV    tessera built from that commit (a git worktree under work/builds)
+#   net:FILE      tessera at this checkout with that net embedded
+# anything else is returned as it is. Builds are cached under work/builds/.
+resolve_engine() {
+    local builds=$TOURNAMENTS/work/builds rev hash label root
+    root=$(git -C "$TOURNAMENTS" rev-parse --show-toplevel 2>/dev/null) || die "not inside the tessera repository"
+    mkdir -p "$builds"
+    case "$1" in
+        commit:*)
+            rev=$(git -C "$root" rev-parse --short "${1#commit:}^{commit}" 2>/dev/null) ||
+                die "unknown commit '${1#commit:}'"
+            label=tessera-$rev
+            if [ ! -x "$builds/$label" ]; then
+                echo "building $label" >&2
+                rm -rf "$builds/src-$rev"
+                git -C "$root" worktree add --detach --force "$builds/src-$rev" "$rev" >&2 || die "cannot check out $rev"
+                # Nets are not always in old checkouts' history: use this checkout's default then.
+                [ -f "$builds/src-$rev/nets/default.nnue" ] || cp "$root/nets/default.nnue" "$builds/src-$rev/nets/" 2>/dev/null || true
+                (cd "$builds/src-$rev" && cargo build --release --quiet) >&2 || die "build of $rev failed"
+                cp "$builds/src-$rev/target/release/tessera" "$builds/$label"
+                git -C "$root" worktree remove --force "$builds/src-$rev" >&2 || true
+            fi
+            echo "$label=$builds/$label" ;;
+        net:*)
+            local net=${1#net:}
+            [ -f "$net" ] || die "net file $net not found"
+            hash=$(sha256sum "$net" | cut -c1-12)
+            label=$(basename "$net" .nnue)
+            if [ ! -x "$builds/net-$hash" ]; then
+                echo "building tessera with $net" >&2
+                (cd "$root" && TESSERA_NET=$(realpath "$net") CARGO_TARGET_DIR=$builds/target-net \
+                    cargo build --release --quiet) >&2 || die "build with $net failed"
+                cp "$builds/target-net/release/tessera" "$builds/net-$hash"
+            fi
+            echo "$label=$builds/net-$hash" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# The header rows every result table starts with.
+common_rows() { # tc
+    echo "| time control | $1, ${CONCURRENCY:-2} games at a time |"
+    echo "| book | $(basename "$(find_book)"), ${BOOK_PLIES:-16} plies, random order, each opening with both colours |"
+    echo "| hardware | $(hardware) |"
+    echo "| commit | $(engine_commit) |"
+    echo "| date | $(date -u +%Y-%m-%d) |"
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Round robin among several engines — typically tessera with different nets or
+# feature sets (net:FILE each), the thesis experiment — then Ordo ratings with
+# the first engine anchored at 0. Resumable per pair, like gauntlet.sh.
+#
+# usage: tournaments/roundrobin.sh NAME TC GAMES ENGINE ENGINE...
+#   GAMES   games per pair (even)
+#   ENGINE  net:FILE | commit:REV | label=/path/to/uci-binary | stockfish@ELO | a Debian engine
+# env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT
+# writes: results/NAME.md (Ordo table), work/NAME/*.pgn
+set -euo pipefail
+TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
+. "$TOURNAMENTS/lib.sh"
+if [ $# -lt 5 ]; then
+    sed -n '2,11p' "$0" >&2
+    exit 2
+fi
+args="$*"
+name=$1 tc=$2 games=$3
+shift 3
+[[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
+    die "GAMES must be an even number ≥ 2, not '$games'"
+[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
+find_cutechess >/dev/null
+find_ordo >/dev/null
+find_book >/dev/null
+engines=()
+for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
+names=()
+for e in "${engines[@]}"; do names+=("$(engine_name "$e")"); done
+[ "$(printf '%s\n' "${names[@]}" | sort -u | wc -l)" = "${#names[@]}" ] || die "two engines share a name: ${names[*]}"
+
+dir=$TOURNAMENTS/work/$name
+mkdir -p "$dir" "$TOURNAMENTS/results"
+for ((i = 0; i < ${#engines[@]}; i++)); do
+    for ((j = i + 1; j < ${#engines[@]}; j++)); do
+        play_pair "$dir/${names[i]}-vs-${names[j]}.pgn" "$tc" "$games" "${engines[i]}" "${engines[j]}"
+    done
+done
+all=$dir/all.pgn
+cat "$dir"/*-vs-*.pgn > "$all"
+{
+    echo "# $name"
+    echo
+    echo "| | |"
+    echo "|---|---|"
+    echo "| engines | $(printf '`%s` ' "${engines[@]}")|"
+    echo "| games | $(played "$all") ($games per pair) |"
+    echo "| integrity | $(pgn_problems "$all") |"
+    common_rows "$tc"
+    echo
+    echo "## Ordo ratings"
+    echo
+    ordo_table "$all" "${names[0]}"
+    echo
+    echo "Command: \`tournaments/roundrobin.sh $args\`"
+} > "$TOURNAMENTS/results/$name.md.tmp"
+mv "$TOURNAMENTS/results/$name.md.tmp" "$TOURNAMENTS/results/$name.md"
+cat "$TOURNAMENTS/results/$name.md"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPRT between two builds of tessera: elo0=0, elo1=5, alpha=beta=0.05, until
+# cutechess-cli accepts H0 or H1 (or MAX_GAMES are played).
+#
+# usage: tournaments/sprt.sh NAME TC NEW BASE
+#   NEW, BASE  commit:REV | net:FILE | label=/path/to/uci-binary
+#              e.g. commit:HEAD commit:HEAD~1, or net:runs/a/x.nnue net:nets/default.nnue
+# env: CUTECHESS, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
+#      ELO0 (0), ELO1 (5), ALPHA (0.05), BETA (0.05)
+# writes: results/NAME.md (the test's result and Elo), work/NAME.pgn
+# An interrupted SPRT starts again from zero: its statistic needs one unbroken run.
+set -euo pipefail
+TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
+. "$TOURNAMENTS/lib.sh"
+if [ $# -ne 4 ]; then
+    sed -n '2,11p' "$0" >&2
+    exit 2
+fi
+args="$*"
+name=$1 tc=$2
+[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
+cutechess=$(find_cutechess)
+book=$(find_book)
+new=$(resolve_engine "$3")
+base=$(resolve_engine "$4")
+spec_new=$(engine_spec "$new")
+spec_base=$(engine_spec "$base")
+[ "$(engine_name "$new")" != "$(engine_name "$base")" ] || die "NEW and BASE have the same name; give them labels"
+max=${MAX_GAMES:-20000}
+sprt="elo0=${ELO0:-0} elo1=${ELO1:-5} alpha=${ALPHA:-0.05} beta=${BETA:-0.05}"
+
+mkdir -p "$TOURNAMENTS/work" "$TOURNAMENTS/results"
+pgn=$TOURNAMENTS/work/$name.pgn
+log=$TOURNAMENTS/work/$name.log
+rm -f "$pgn"
+"$cutechess" -engine $spec_new -engine $spec_base -each tc="$tc" timemargin=0 \
+    -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+    -repeat -games 2 -rounds $((max / 2)) -sprt $sprt \
+    -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 50 | tee "$log"
+
+verdict=$(grep '^SPRT:' "$log" | tail -1)
+case "$verdict" in
+    *"H1 was accepted"*) outcome="H1 accepted: $(engine_name "$new") is stronger (at least elo1 better is likely)" ;;
+    *"H0 was accepted"*) outcome="H0 accepted: $(engine_name "$new") is not elo1 stronger" ;;
+    *) outcome="no decision after $(played "$pgn") games" ;;
+esac
+{
+    echo "# $name"
+    echo
+    echo "| | |"
+    echo "|---|---|"
+    echo "| new | \`$new\` |"
+    echo "| base | \`$base\` |"
+    echo "| SPRT | $sprt |"
+    echo "| outcome | $outcome |"
+    echo "| statistic | ${verdict:-n/a} |"
+    echo "| result | $(grep '^Score of' "$log" | tail -1) |"
+    echo "| Elo | $(grep '^Elo difference' "$log" | tail -1) |"
+    echo "| games | $(played "$pgn") |"
+    echo "| integrity | $(pgn_problems "$pgn") |"
+    common_rows "$tc"
+    echo
+    echo "Command: \`tournaments/sprt.sh $args\`"
+} > "$TOURNAMENTS/results/$name.md"
+cat "$TOURNAMENTS/results/$name.md"
