@@ -23,7 +23,7 @@ $(VENV)/installed: tests/uci/requirements.txt
 test: $(VENV)/installed
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace
-	$(VENV)/bin/python -m pytest -q tests/uci
+	$(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
 
 clean:
 	$(CARGO) clean

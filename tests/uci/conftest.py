@@ -1,27 +1,12 @@
 """Shared fixtures for UCI sessions against the release binary."""
 
-import os
 import queue
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def engine_path() -> str:
-    path = os.environ.get("TESSERA_BIN", str(ROOT / "target" / "release" / "tessera"))
-    if not Path(path).exists():
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    return path
-
-
-@pytest.fixture(scope="session")
-def engine_bin() -> str:
-    return engine_path()
 
 
 class Session:

@@ -1,0 +1,163 @@
+"""The tournament scripts as a tester meets them: usage, refusals naming what to
+install, the puzzle and EPD runners on small inputs, and a game against
+Debian's fairymax refereed by python-chess."""
+
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+T = ROOT / "tournaments"
+PUZZLES = ROOT.parent / "shared" / "data" / "puzzles" / "kagi_llm_chess_puzzles_1000.csv"
+FAIRYMAX = shutil.which("fairymax") or ("/usr/games/fairymax" if os.path.exists("/usr/games/fairymax") else None)
+
+
+def run(args, env_extra=None, tools=False):
+    """Runs a script with no cutechess or ordo in reach unless `tools`."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
+    if tools:
+        env["CUTECHESS"] = "/bin/true"
+        env["ORDO"] = "/bin/true"
+    env.update(env_extra or {})
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+
+
+@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh"])
+def test_usage_without_arguments(script):
+    out = run([str(T / script)])
+    assert out.returncode == 2
+    assert "usage: tournaments/" + script in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args, tools, message",
+    [
+        (["gauntlet.sh", "g", "5+0.05", "100", "a=/bin/true", "fairymax"], False, "cutechess-cli not found"),
+        (["gauntlet.sh", "g", "5+0.05", "100", "a=/bin/true", "fairymax"], "cutechess", "ordo not found"),
+        (["gauntlet.sh", "g", "5+0.05", "99", "a=/bin/true", "fairymax"], True, "GAMES must be an even number"),
+        (["gauntlet.sh", "g", "5+0.05", "100", "a=/bin/true", "crafty"], True, "unknown engine 'crafty'"),
+        (["gauntlet.sh", "g", "5+0.05", "100", "a=/bin/true", "stockfish@100"], True, "Elo between 1350 and 2850"),
+        (["gauntlet.sh", "g", "5+0.05", "100", "a=/nonexistent/tessera", "fairymax"], True, "is not an executable"),
+        (["gauntlet.sh", "bad/name", "5+0.05", "100", "a=/bin/true", "fairymax"], True, "NAME may hold"),
+        (["roundrobin.sh", "r", "5+0.05", "10", "a=/bin/true", "a=/bin/false"], True, "two engines share a name"),
+        (["sprt.sh", "s", "5+0.05", "net:/nonexistent.nnue", "b=/bin/true"], True, "net file /nonexistent.nnue not found"),
+        (["sprt.sh", "s", "5+0.05", "commit:no-such-rev", "b=/bin/true"], True, "unknown commit 'no-such-rev'"),
+        (["match.sh", "m", "5+0.05", "10", "a=/bin/true", "nosuchengine"], True, "unknown engine"),
+    ],
+)
+def test_refusals_say_what_is_wrong(args, tools, message):
+    extra = {"CUTECHESS": "/bin/true"} if tools == "cutechess" else None
+    out = run([str(T / args[0])] + args[1:], env_extra=extra, tools=tools is True)
+    assert out.returncode != 0
+    assert message in out.stderr, out.stderr
+
+
+def test_a_missing_debian_engine_names_the_package():
+    # `phalanx` looked up with a PATH and a /usr/games that cannot hold it.
+    script = f'TOURNAMENTS={T}; . {T}/lib.sh; find_debian no-such-engine-xyz'
+    out = run(["bash", "-c", script])
+    assert out.returncode == 1
+    assert "apt-get install no-such-engine-xyz" in out.stderr
+
+
+@pytest.mark.skipif(not PUZZLES.exists(), reason="../shared/data/puzzles is absent")
+def test_puzzle_accuracy_on_a_few_puzzles(engine_bin, tmp_path):
+    out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--limit", "12",
+               "--movetime", "40"], env_extra={"RESULTS_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "pz.md").read_text()
+    # The count of solver moves is the puzzles' own: every other move after the first.
+    import csv
+    with open(PUZZLES, newline="") as f:
+        rows = [r for _, r in zip(range(12), csv.DictReader(f))]
+    solver_moves = sum(len(r["Moves"].split()) // 2 for r in rows)
+    found, total = map(int, re.search(r"\((\d+) of (\d+) solver moves\)", text).groups())
+    assert total == solver_moves and 0 < found <= total
+    solved, puzzles = map(int, re.search(r"\((\d+) of (\d+) puzzles\)", text).groups())
+    assert puzzles == 12 and solved <= puzzles
+    assert "## By puzzle rating" in text and "## By theme" in text
+
+
+def test_puzzle_runner_refuses_bad_input(engine_bin, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--csv", str(bad)])
+    assert out.returncode == 1 and "not a Lichess puzzle CSV" in out.stderr
+    out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", "/nonexistent/tessera"])
+    assert out.returncode == 1 and "is not an executable" in out.stderr
+
+
+def test_epd_suite(engine_bin, tmp_path):
+    suite = tmp_path / "suite.epd"
+    suite.write_text(
+        '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "back rank";\n'
+        'r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qxf7#; id "scholar";\n'
+        '# black must not give up the queen: Qxd4 loses it to the knight\n'
+        'rnb1kbnr/pppp1ppp/8/4p3/3NP2q/8/PPP2PPP/RNBQKB1R b KQkq - am Qxe4+; id "poisoned";\n'
+    )
+    out = run([sys.executable, str(T / "epd.py"), "suite", "--engine", engine_bin, "--epd", str(suite),
+               "--movetime", "200"], env_extra={"RESULTS_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert "**3 / 3**" in (tmp_path / "suite.md").read_text()
+    broken = tmp_path / "broken.epd"
+    broken.write_text("8/8/8/8/8/8/8/8 w - - id x;\n")
+    out = run([sys.executable, str(T / "epd.py"), "b", "--engine", engine_bin, "--epd", str(broken)])
+    assert out.returncode == 1 and "broken.epd:1" in out.stderr
+
+
+class XBoard:
+    """Just enough of the xboard protocol to play a game with fairymax (which
+    python-chess cannot drive: it has no `setboard`)."""
+
+    def __init__(self, path):
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(l) for l in self.proc.stdout], daemon=True).start()
+        for command in ["xboard", "protover 2", "new", "force", "easy", "sd 3"]:
+            self.send(command)
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def think(self):
+        self.send("go")
+        while True:
+            line = self.lines.get(timeout=30)
+            if line.startswith("move "):
+                self.send("force")
+                return chess.Move.from_uci(line.split()[1])
+
+    def quit(self):
+        self.send("quit")
+        self.proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(FAIRYMAX is None, reason="fairymax is not installed (apt-get install fairymax)")
+def test_a_short_game_against_fairymax(engine_bin):
+    tessera = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    fairymax = XBoard(FAIRYMAX)
+    board = chess.Board()
+    try:
+        while not board.is_game_over(claim_draw=True) and board.ply() < 60:
+            if board.turn == chess.WHITE:
+                move = tessera.play(board, chess.engine.Limit(time=0.05)).move
+                assert move in board.legal_moves, f"tessera played illegal {move} in {board.fen()}"
+                fairymax.send(move.uci())
+            else:
+                move = fairymax.think()
+                assert move in board.legal_moves, f"fairymax played {move} in {board.fen()}"
+            board.push(move)
+        assert board.ply() >= 60 or board.is_game_over(claim_draw=True)
+    finally:
+        tessera.quit()
+        fairymax.quit()

@@ -1,0 +1,65 @@
+"""Shared pieces of the Python measurement scripts: finding the engine, the
+machine and commit lines of a result table, and writing results/NAME.md."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TOURNAMENTS = Path(__file__).resolve().parent
+ROOT = TOURNAMENTS.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def die(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check_name(name: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9._+-]+", name):
+        die("NAME may hold letters, digits and . _ + - only")
+    return name
+
+
+def engine_path(path: str) -> str:
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        die(f"{path} is not an executable (build the engine with `cargo build --release`)")
+    return path
+
+
+def hardware() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown CPU")
+    except OSError:
+        model = "unknown CPU"
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def commit() -> str:
+    if os.environ.get("ENGINE_COMMIT"):
+        return os.environ["ENGINE_COMMIT"]
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def write_result(name: str, text: str) -> Path:
+    # RESULTS_DIR lets tests write elsewhere than the committed tables.
+    results = Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results")
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / f"{name}.md"
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return path
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
