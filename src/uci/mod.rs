@@ -65,10 +65,18 @@ impl Default for Engine {
 impl Engine {
     /// Reads commands until `quit` or the end of input.
     pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !self.handle_line(&line) {
-                return;
+        // Lines as bytes: input that is not UTF-8 is an error to report, not
+        // the end of the session.
+        for line in input.split(b'\n') {
+            let Ok(bytes) = line else { break };
+            let line = String::from_utf8_lossy(&bytes);
+            // A bug while handling one command must not take the session down:
+            // report it and read on (the search thread guards itself likewise).
+            let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle_line(&line)));
+            match handled {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(_) => error(&format!("internal error while handling '{}'; state may be reset", line.trim())),
             }
         }
         self.stop_search();

@@ -80,3 +80,13 @@ def test_chess960_castling(session):
     board = chess.Board("4k1r1/8/8/8/8/8/8/RK5R w HA - 0 1", chess960=True)
     board.push_uci("b1a1")
     assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
+
+
+def test_input_that_is_not_utf8_is_reported_and_the_session_goes_on(engine_bin):
+    import subprocess
+
+    out = subprocess.run(
+        [engine_bin], input=b"uci\n\xff\xfe go\nisready\nquit\n", capture_output=True, timeout=20
+    ).stdout.decode()
+    assert "info string error: unknown command" in out
+    assert out.rstrip().endswith("readyok")
