@@ -60,12 +60,12 @@ pub fn sub(acc: &mut [i16], column: &[i16], avx2: bool) {
     sub_scalar(acc, column);
 }
 
-#[cfg(test)]
+// The AVX2 twins exist only where they are compiled in (not with `portable`).
+#[cfg(all(test, tessera_avx2))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::layers::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");

@@ -55,12 +55,12 @@ pub fn affine(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32], avx2:
     affine_scalar(input, weights, bias, out);
 }
 
-#[cfg(test)]
+// The AVX2 twins exist only where they are compiled in (not with `portable`).
+#[cfg(all(test, tessera_avx2))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");

@@ -56,12 +56,12 @@ pub fn crelu_i32(input: &[i32], out: &mut [u8]) {
     }
 }
 
-#[cfg(test)]
+// The AVX2 twins exist only where they are compiled in (not with `portable`).
+#[cfg(all(test, tessera_avx2))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(tessera_avx2)]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");
