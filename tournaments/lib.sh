@@ -92,13 +92,32 @@ ordo_table() { # pgn anchor
     rm -f "$csv"
 }
 
-# Game-integrity counts of a cutechess PGN.
+# Game-integrity counts of a cutechess PGN, each with the engines it happened to.
 pgn_problems() { # pgn
-    local forfeits illegal stalls
-    forfeits=$(grep -c 'loses on time' "$1" || true)
-    illegal=$(grep -ci 'illegal move' "$1" || true)
-    stalls=$(grep -ci 'disconnects\|stalls' "$1" || true)
-    echo "time forfeits $forfeits, illegal moves $illegal, disconnects/stalls $stalls"
+    awk '
+        /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
+        /^\[Black "/ { b = $0; sub(/^\[Black "/, "", b); sub(/"\]$/, "", b) }
+        {
+            kind = ""
+            if ($0 ~ /(White|Black) loses on time/) kind = "time forfeits"
+            else if ($0 ~ /(White|Black) makes an illegal move/) kind = "illegal moves"
+            else if ($0 ~ /(White|Black)(.s connection stalls| disconnects)/) kind = "disconnects/stalls"
+            if (kind != "") {
+                who = ($0 ~ /White(.s connection| loses| makes| disconnects)/) ? w : b
+                n[kind]++; by[kind, who]++; names[who] = 1
+            }
+        }
+        END {
+            split("time forfeits,illegal moves,disconnects/stalls", kinds, ",")
+            for (k = 1; k <= 3; k++) {
+                line = kinds[k] " " (n[kinds[k]] + 0)
+                sep = " ("
+                for (e in names) if (by[kinds[k], e]) { line = line sep e " " by[kinds[k], e]; sep = ", " }
+                if (sep == ", ") line = line ")"
+                printf "%s%s", (k > 1 ? ", " : ""), line
+            }
+            print ""
+        }' "$1"
 }
 
 # Games with a result in a PGN (0 when it does not exist).
