@@ -63,6 +63,15 @@ impl SharedState {
         }
     }
 
+    /// UCI: after `go infinite` or `go ponder`, the answer waits for `stop`
+    /// or `ponderhit`; then every thread is told to stop.
+    pub fn wait_for_release(&self, limits: &Limits) {
+        while !self.stopped() && (limits.infinite || self.pondering.load(Ordering::Relaxed)) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -157,12 +166,7 @@ impl Search {
                 .spawn_scoped(scope, move || {
                     let mut w = Worker::new(root, main_hist, tt, shared, 0);
                     let result = iterate(&mut w, limits, options, report);
-                    // UCI: after `go infinite` or `go ponder`, the answer waits
-                    // for `stop` or `ponderhit`.
-                    while !shared.stopped() && (limits.infinite || shared.pondering.load(Ordering::Relaxed)) {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    shared.stop.store(true, Ordering::Relaxed);
+                    shared.wait_for_release(limits);
                     result
                 })
                 .expect("spawn search thread");

@@ -273,6 +273,7 @@ impl Engine {
                 let (lines, search) = match run {
                     Ok(result) => (vec![bestmove_line(&board, result.best, result.ponder)], search),
                     Err(payload) => {
+                        thread_shared.wait_for_release(&limits);
                         let mut fresh = Search::new(hash_mb);
                         fresh.network = network;
                         (search_failed_lines(&board, payload.as_ref()), fresh)

@@ -91,9 +91,7 @@ impl UciLabeller {
         // the engine in the middle of the chunk we are finishing.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let mut child = command.spawn().map_err(|e| format!("cannot start {name}: {e}"))?;
         let input = child.stdin.take().expect("piped");
         let output = BufReader::new(child.stdout.take().expect("piped"));
         let mut labeller = UciLabeller { child, input, output, budget, name };
