@@ -14,22 +14,7 @@
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
-if [ $# -lt 5 ]; then
-    sed -n '2,14p' "$0" >&2
-    exit 2
-fi
-args="$*"
-name=$1 tc=$2 games=$3
-shift 3
-[[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
-    die "GAMES must be an even number ≥ 2, not '$games'"
-[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
-find_cutechess >/dev/null
-find_ordo >/dev/null
-find_book >/dev/null
-engines=()
-for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
-for e in "${engines[@]}"; do engine_spec "$e" >/dev/null; done
+parse_pairings "$@"
 engine=${engines[0]}
 opponents=("${engines[@]:1}")
 me=$(engine_name "$engine")

@@ -4,6 +4,33 @@
 
 die() { echo "error: $*" >&2; exit 1; }
 
+# The calling script's header comment (its usage), on stderr.
+usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; }
+
+check_name() { [[ $1 =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"; }
+
+# The arguments of gauntlet.sh and roundrobin.sh, NAME TC GAMES ENGINE…, with
+# the checks both need. Sets name, tc, games, args and engines (resolved).
+parse_pairings() {
+    if [ $# -lt 5 ]; then
+        usage
+        exit 2
+    fi
+    args="$*"
+    name=$1 tc=$2 games=$3
+    shift 3
+    check_name "$name"
+    [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
+        die "GAMES must be an even number ≥ 2, not '$games'"
+    find_cutechess >/dev/null
+    find_ordo >/dev/null
+    find_book >/dev/null
+    engines=()
+    local e
+    for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
+    for e in "${engines[@]}"; do engine_spec "$e" >/dev/null; done
+}
+
 find_cutechess() {
     local p=${CUTECHESS:-$(command -v cutechess-cli || true)}
     [ -n "$p" ] && [ -x "$p" ] ||

@@ -16,11 +16,11 @@ set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
 if [ $# -lt 5 ]; then
-    sed -n '2,15p' "$0" >&2
+    usage
     exit 2
 fi
 name=$1 tc=$2 games=$3
-[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
+check_name "$name"
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] || die "GAMES must be a number ≥ 2, not '$games'"
 export CONCURRENCY=${6:-2}
 cutechess=$(find_cutechess)

@@ -11,21 +11,7 @@
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
-if [ $# -lt 5 ]; then
-    sed -n '2,11p' "$0" >&2
-    exit 2
-fi
-args="$*"
-name=$1 tc=$2 games=$3
-shift 3
-[[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
-    die "GAMES must be an even number ≥ 2, not '$games'"
-[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
-find_cutechess >/dev/null
-find_ordo >/dev/null
-find_book >/dev/null
-engines=()
-for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
+parse_pairings "$@"
 names=()
 for e in "${engines[@]}"; do names+=("$(engine_name "$e")"); done
 [ "$(printf '%s\n' "${names[@]}" | sort -u | wc -l)" = "${#names[@]}" ] || die "two engines share a name: ${names[*]}"

@@ -13,12 +13,12 @@ set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
 if [ $# -ne 4 ]; then
-    sed -n '2,11p' "$0" >&2
+    usage
     exit 2
 fi
 args="$*"
 name=$1 tc=$2
-[[ $name =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"
+check_name "$name"
 cutechess=$(find_cutechess)
 book=$(find_book)
 new=$(resolve_engine "$3")
