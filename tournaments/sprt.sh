@@ -5,9 +5,10 @@
 # usage: tournaments/sprt.sh NAME TC NEW BASE
 #   NEW, BASE  commit:REV | net:FILE | label=/path/to/uci-binary
 #              e.g. commit:HEAD commit:HEAD~1, or net:runs/a/x.nnue net:nets/default.nnue
-# env: CUTECHESS, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
+# env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
 #      ELO0 (0), ELO1 (5), ALPHA (0.05), BETA (0.05)
-# writes: results/NAME.md (the test's result and Elo), work/NAME.pgn
+# writes: results/NAME.md (the test's result, Elo and an Ordo table with BASE = 0),
+#         work/NAME.pgn
 # An interrupted SPRT starts again from zero: its statistic needs one unbroken run.
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +21,7 @@ args="$*"
 name=$1 tc=$2
 check_name "$name"
 cutechess=$(find_cutechess)
+find_ordo >/dev/null
 book=$(find_book)
 new=$(resolve_engine "$3")
 base=$(resolve_engine "$4")
@@ -59,6 +61,10 @@ esac
     echo "| games | $(played "$pgn") |"
     echo "| integrity | $(pgn_problems "$pgn") |"
     common_rows "$tc"
+    echo
+    echo "## Ordo ratings"
+    echo
+    ordo_table "$pgn" "$(engine_name "$base")"
     echo
     echo "Command: \`tournaments/sprt.sh $args\`"
 } > "$TOURNAMENTS/results/$name.md"
