@@ -9,7 +9,6 @@ writes results/NAME.md: the solved count and every position missed.
 
 import argparse
 import sys
-import time
 
 import chess
 import chess.engine
@@ -56,9 +55,7 @@ def main():
     if not suite:
         report.die(f"{args.epd} holds no positions")
 
-    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    engine.configure({"Hash": args.hash, "Threads": args.threads})
-    engine_name = engine.id.get("name", engine_bin)
+    engine, engine_name = report.open_engine(engine_bin, args.hash, args.threads)
     missed = []
     try:
         for k, (pid, board, best, avoid) in enumerate(suite, start=1):
@@ -75,16 +72,10 @@ def main():
         ["suite", f"`{args.epd.split('/')[-1]}`, {len(suite)} positions"],
         ["time per position", f"{args.movetime} ms, Hash {args.hash} MB, {args.threads} thread(s)"],
         ["solved", f"**{solved} / {len(suite)}** ({solved / len(suite):.1%})"],
-        ["hardware", report.hardware()],
-        ["commit", report.commit()],
-        ["date", time.strftime("%Y-%m-%d", time.gmtime())],
-    ])
+    ] + report.provenance_rows())
     if missed:
         text += "\n## Missed\n\n" + report.table(["id", "wanted", "played"], missed)
-    text += f"\nCommand: `tournaments/epd.py {' '.join(sys.argv[1:])}`\n"
-    path = report.write_result(name, text)
-    print(text)
-    print(f"wrote {path}", file=sys.stderr)
+    report.finish(name, "epd.py", text)
 
 
 if __name__ == "__main__":

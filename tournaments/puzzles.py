@@ -96,9 +96,7 @@ def main():
     if not puzzles:
         report.die(f"{args.csv} holds no puzzles")
 
-    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    engine.configure({"Hash": args.hash, "Threads": args.threads})
-    engine_name = engine.id.get("name", engine_bin)
+    engine, engine_name = report.open_engine(engine_bin, args.hash, args.threads)
     limit = chess.engine.Limit(time=args.movetime / 1000)
     per_bucket = defaultdict(lambda: [0, 0, 0, 0])  # found, moves, solved, puzzles
     per_theme = defaultdict(lambda: [0, 0, 0, 0])
@@ -135,10 +133,7 @@ def main():
         ["move accuracy", f"**{overall[0] / overall[1]:.1%}** ({overall[0]} of {overall[1]} solver moves)"],
         ["solved", f"**{overall[2] / overall[3]:.1%}** ({overall[2]} of {overall[3]} puzzles)"],
         ["wall time", f"{seconds:.0f} s"],
-        ["hardware", report.hardware()],
-        ["commit", report.commit()],
-        ["date", time.strftime("%Y-%m-%d", time.gmtime())],
-    ])
+    ] + report.provenance_rows())
     text += "\nMove accuracy: solver moves found, each judged from the puzzle's own line; solved: every solver move found. A mating move always counts as found.\n"
     text += "\n## By puzzle rating\n\n" + report.table(
         ["rating"] + header[1:], [row(b, acc) for b, acc in sorted(per_bucket.items(), key=lambda kv: int(kv[0].split("–")[0]))]
@@ -146,10 +141,7 @@ def main():
     text += "\n## By theme (themes with at least 10 puzzles)\n\n" + report.table(
         ["theme"] + header[1:], [row(t, acc) for t, acc in themes if acc[3] >= 10]
     )
-    text += f"\nCommand: `tournaments/puzzles.py {' '.join(sys.argv[1:])}`\n"
-    path = report.write_result(name, text)
-    print(text)
-    print(f"wrote {path}", file=sys.stderr)
+    report.finish(name, "puzzles.py", text)
 
 
 if __name__ == "__main__":

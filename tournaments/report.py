@@ -5,7 +5,10 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import chess.engine
 
 TOURNAMENTS = Path(__file__).resolve().parent
 ROOT = TOURNAMENTS.parent
@@ -29,6 +32,13 @@ def engine_path(path: str) -> str:
     return path
 
 
+def open_engine(path: str, hash_mb: int, threads: int):
+    """A UCI engine with Hash and Threads set, and the name it gives itself."""
+    engine = chess.engine.SimpleEngine.popen_uci(path)
+    engine.configure({"Hash": hash_mb, "Threads": threads})
+    return engine, engine.id.get("name", path)
+
+
 def hardware() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -46,6 +56,19 @@ def commit() -> str:
         return out.stdout.strip() or "unknown"
     except OSError:
         return "unknown"
+
+
+def provenance_rows() -> list[list[str]]:
+    """The machine, commit and date rows every result table ends with."""
+    return [["hardware", hardware()], ["commit", commit()], ["date", time.strftime("%Y-%m-%d", time.gmtime())]]
+
+
+def finish(name: str, script: str, text: str) -> None:
+    """Adds the command line, writes results/NAME.md and prints it."""
+    text += f"\nCommand: `tournaments/{script} {' '.join(sys.argv[1:])}`\n"
+    path = write_result(name, text)
+    print(text)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def write_result(name: str, text: str) -> Path:
