@@ -2,6 +2,7 @@
 //! interchange format, and files of either that survive a kill.
 
 pub mod fenlist;
+pub mod filter;
 pub mod interrupt;
 pub mod label;
 pub mod pgn;

@@ -3,7 +3,8 @@
 //! the previous checkpoint or the new one; a checksum catches the rest.
 //!
 //! Layout (little-endian): `TSCK`, version u32, fingerprint (u32 length +
-//! UTF-8), epochs done u32, history rows u32 × (5 f64), Adam step u64,
+//! UTF-8), epochs done u32, history rows u32 × (5 f64, u32 count, that many
+//! f64 validation losses, one per held-out set), Adam step u64,
 //! parameter count u64, parameters, Adam m, Adam v (f32 each), FNV-1a u64.
 
 use std::path::Path;
@@ -13,14 +14,17 @@ use tessera::nnue::format::checksum;
 use crate::optim::Adam;
 
 const MAGIC: &[u8; 4] = b"TSCK";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// One epoch's record.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EpochRecord {
     pub epoch: f64,
     pub train_loss: f64,
+    /// The mean of `per_set`.
     pub validation_loss: f64,
+    /// The loss on each held-out validation set, in the order they were given.
+    pub per_set: Vec<f64>,
     pub learning_rate: f64,
     pub samples_per_second: f64,
 }
@@ -49,6 +53,8 @@ impl Checkpoint {
             for v in [r.epoch, r.train_loss, r.validation_loss, r.learning_rate, r.samples_per_second] {
                 b.extend_from_slice(&v.to_le_bytes());
             }
+            b.extend_from_slice(&(r.per_set.len() as u32).to_le_bytes());
+            r.per_set.iter().for_each(|v| b.extend_from_slice(&v.to_le_bytes()));
         }
         b.extend_from_slice(&self.adam.step.to_le_bytes());
         b.extend_from_slice(&(self.params.len() as u64).to_le_bytes());
@@ -81,12 +87,18 @@ impl Checkpoint {
         for _ in 0..rows {
             let mut v = [0.0; 5];
             for x in &mut v {
-                *x = f64::from_le_bytes(r.take(8)?.try_into().unwrap());
+                *x = r.f64()?;
             }
+            let sets = r.u32()? as usize;
+            if sets > body.len() / 8 {
+                return Err("bad validation set count".into());
+            }
+            let per_set = (0..sets).map(|_| r.f64()).collect::<Result<Vec<_>, _>>()?;
             history.push(EpochRecord {
                 epoch: v[0],
                 train_loss: v[1],
                 validation_loss: v[2],
+                per_set,
                 learning_rate: v[3],
                 samples_per_second: v[4],
             });
@@ -135,6 +147,10 @@ impl Reader<'_> {
     fn u32(&mut self) -> Result<u32, String> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
     }
+
+    fn f64(&mut self) -> Result<f64, String> {
+        Ok(f64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +165,7 @@ mod tests {
             epoch: 1.0,
             train_loss: 0.1,
             validation_loss: 0.2,
+            per_set: vec![0.15, 0.25],
             learning_rate: 1e-3,
             samples_per_second: 1e5,
         };

@@ -17,6 +17,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use tessera_datagen::filter::{Dropped, Filter};
 
 /// One eval sample, from the side to move's view.
 #[derive(Clone, Debug)]
@@ -62,7 +63,31 @@ impl Samples {
         }
     }
 
-    fn select(&self, keep: &[bool], wanted: bool) -> Samples {
+    /// Whether sample `i` passes `filter` (PQR triplets have no score bound).
+    pub fn filter_verdict(&self, i: usize, filter: &Filter) -> Result<(), Dropped> {
+        match self {
+            Samples::Eval(v) => filter.check(&v[i].pos, v[i].score.round() as i32),
+            Samples::Pqr(v) => filter.check(&v[i].p, 0),
+        }
+    }
+
+    /// The parts one after the other (an empty set of `method`'s kind if none).
+    pub fn concat(parts: Vec<Samples>, method: Method) -> Samples {
+        let mut out = match method {
+            Method::Eval => Samples::Eval(Vec::new()),
+            Method::Pqr => Samples::Pqr(Vec::new()),
+        };
+        for part in parts {
+            match (&mut out, part) {
+                (Samples::Eval(all), Samples::Eval(v)) => all.extend(v),
+                (Samples::Pqr(all), Samples::Pqr(v)) => all.extend(v),
+                _ => unreachable!("every part is read with the same method"),
+            }
+        }
+        out
+    }
+
+    pub fn select(&self, keep: &[bool], wanted: bool) -> Samples {
         fn pick<T: Clone>(v: &[T], keep: &[bool], wanted: bool) -> Vec<T> {
             v.iter().zip(keep).filter(|(_, k)| **k == wanted).map(|(s, _)| s.clone()).collect()
         }
@@ -160,9 +185,27 @@ pub fn parse_pqr_line(line: &str) -> Result<PqrSample, String> {
     Ok(PqrSample { p, q, r })
 }
 
+/// Reads one file (at most `limit` lines), parsing in parallel. Bad lines
+/// are skipped and counted; the result may be empty.
+pub fn load_file(path: &Path, method: Method, limit: usize) -> Result<(Samples, LoadReport), DataError> {
+    let path = path.to_path_buf();
+    let (samples, report) = read_paths(std::slice::from_ref(&path), method, limit)?;
+    Ok((samples, report))
+}
+
 /// Reads every file (at most `limit` lines in all), in parallel. Bad lines
 /// are skipped and counted; no usable line at all is an error.
+#[cfg(test)]
 pub fn load(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Samples, LoadReport), DataError> {
+    let (samples, report) = read_paths(paths, method, limit)?;
+    if samples.is_empty() {
+        let why = report.first_rejection.clone().unwrap_or_else(|| "the inputs hold no lines".into());
+        return Err(DataError::Empty(why));
+    }
+    Ok((samples, report))
+}
+
+fn read_paths(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Samples, LoadReport), DataError> {
     let mut report = LoadReport::default();
     let mut eval = Vec::new();
     let mut pqr = Vec::new();
@@ -215,10 +258,6 @@ pub fn load(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Samples,
         Method::Eval => Samples::Eval(eval),
         Method::Pqr => Samples::Pqr(pqr),
     };
-    if samples.is_empty() {
-        let why = report.first_rejection.clone().unwrap_or_else(|| "the inputs hold no lines".into());
-        return Err(DataError::Empty(why));
-    }
     Ok((samples, report))
 }
 

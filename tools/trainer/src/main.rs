@@ -8,6 +8,7 @@ mod loss;
 mod model;
 mod optim;
 mod plot;
+mod sources;
 mod train;
 
 use std::path::PathBuf;
@@ -45,10 +46,32 @@ pub enum OptimizerArg {
 #[derive(Parser, Debug)]
 #[command(name = "tessera-trainer", version)]
 pub struct Args {
-    /// Training files: text, plain or zstd (`<FEN> | <cp, white's view> | <result>`
-    /// for eval; `<FEN> | <move played> | <other move>` for pqr).
+    /// Training files or globs: text, plain or zstd (`<FEN> | <cp, white's
+    /// view> | <result>` for eval; `<FEN> | <move played> | <other move>` for
+    /// pqr), or datagen's `.bin` records. `PATH:0.5` keeps that share of each
+    /// file, `PATH:200000` at most that many samples of each. Positions that
+    /// occur again (in any file) are trained on once, unless --keep-duplicates.
     #[arg(long = "data", required = true, num_args = 1..)]
-    pub data: Vec<PathBuf>,
+    pub data: Vec<sources::SourceSpec>,
+    /// Held-out validation files or globs (same forms as --data), each
+    /// reported on its own; only their quiet positions count (not in check,
+    /// no winning capture), and their positions are never trained on. Without
+    /// it, --validation-permille of the training positions are held out.
+    #[arg(long = "validation", num_args = 1..)]
+    pub validation: Vec<sources::SourceSpec>,
+    /// Skip training positions whose side to move is in check.
+    #[arg(long)]
+    pub skip_check: bool,
+    /// Skip training positions whose side to move has a capture that wins
+    /// material by static exchange (SEE > 0).
+    #[arg(long)]
+    pub skip_capture: bool,
+    /// Skip training positions whose |score| is above this (centipawns).
+    #[arg(long)]
+    pub max_score: Option<i32>,
+    /// Train on repeated positions as often as they occur.
+    #[arg(long)]
+    pub keep_duplicates: bool,
     /// Feature-set expression, e.g. `all`, `kp`, `all+ph+pv`.
     #[arg(long, default_value = "all")]
     pub features: String,
@@ -98,7 +121,8 @@ pub struct Args {
     /// Exponent of the eval loss (thesis: 2.6).
     #[arg(long, default_value_t = 2.6)]
     pub power: f32,
-    /// Validation share, in thousandths, chosen by position hash.
+    /// Validation share, in thousandths, chosen by position hash (when no
+    /// --validation files are given).
     #[arg(long, default_value_t = 10)]
     pub validation_permille: u32,
     /// Use at most this many lines of data.

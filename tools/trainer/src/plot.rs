@@ -6,13 +6,24 @@ use plotters::prelude::*;
 
 use crate::checkpoint::EpochRecord;
 
-pub fn write_csv(history: &[EpochRecord], path: &Path) -> std::io::Result<()> {
-    let mut text = String::from("epoch,train_loss,validation_loss,learning_rate,samples_per_second\n");
+/// One row per epoch; with several validation sets, one more column each
+/// (`validation_loss` is their mean).
+pub fn write_csv(history: &[EpochRecord], set_names: &[&str], path: &Path) -> std::io::Result<()> {
+    let mut text = String::from("epoch,train_loss,validation_loss,learning_rate,samples_per_second");
+    let each = set_names.len() > 1;
+    if each {
+        set_names.iter().for_each(|n| text += &format!(",validation_{}", n.replace(',', "_")));
+    }
+    text += "\n";
     for r in history {
         text += &format!(
-            "{},{:.8},{:.8},{:.6e},{:.0}\n",
+            "{},{:.8},{:.8},{:.6e},{:.0}",
             r.epoch, r.train_loss, r.validation_loss, r.learning_rate, r.samples_per_second
         );
+        if each {
+            r.per_set.iter().for_each(|l| text += &format!(",{l:.8}"));
+        }
+        text += "\n";
     }
     std::fs::write(path, text)
 }

@@ -15,7 +15,9 @@ use crate::data::{self, Method, Samples};
 use crate::loss::Objective;
 use crate::model::{Model, Scratch, loss_and_gradient};
 use crate::optim::{Adam, AdamConfig, Schedule};
+use crate::sources::{self, ReadSettings};
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
+use tessera_datagen::filter::Filter;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -49,22 +51,47 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
 
     let started = Instant::now();
-    let (samples, report) = data::load(&args.data, method, args.limit.unwrap_or(usize::MAX))?;
-    println!("read {} lines, {} samples ({} rejected)", report.lines, samples.len(), report.rejected);
-    if let Some(first) = &report.first_rejection {
+    let settings = ReadSettings {
+        method,
+        filter: Filter {
+            skip_check: args.skip_check,
+            skip_winning_capture: args.skip_capture,
+            max_score: args.max_score,
+        },
+        limit: args.limit.unwrap_or(usize::MAX),
+        seed: args.seed,
+        deduplicate: !args.keep_duplicates,
+    };
+    let loaded = sources::load(&args.data, &args.validation, &settings)?;
+    for report in &loaded.train_files {
+        println!("training {report}");
+    }
+    for report in &loaded.validation_files {
+        println!("validation {report}");
+    }
+    if let Some(first) = &loaded.first_rejection {
         println!("first rejected line: {first}");
     }
-    let (train, validation) = data::split_validation(&samples, args.validation_permille);
-    drop(samples);
-    if train.is_empty() || validation.is_empty() {
+    let (train, validation) = if loaded.validation.is_empty() {
+        let (train, held) = data::split_validation(&loaded.train, args.validation_permille);
+        (train, vec![("split".to_string(), held)])
+    } else {
+        (loaded.train, loaded.validation)
+    };
+    let validation_total: usize = validation.iter().map(|(_, v)| v.len()).sum();
+    if train.is_empty() || validation.iter().any(|(_, v)| v.is_empty()) {
         return Err(format!(
-            "{} training and {} validation samples: both must be non-empty (change --validation-permille)",
+            "{} training and {validation_total} validation samples: both must be non-empty (change --validation-permille)",
             train.len(),
-            validation.len()
         )
         .into());
     }
-    println!("{} training samples, {} validation samples ({:.1} s)", train.len(), validation.len(), secs(started));
+    println!(
+        "{} training samples, {validation_total} validation samples in {} set(s) ({:.1} s)",
+        train.len(),
+        validation.len(),
+        secs(started)
+    );
 
     let fitted = match &train {
         Samples::Eval(v) => {
@@ -100,16 +127,19 @@ pub fn run(args: &Args) -> Result<(), Error> {
     std::fs::create_dir_all(&args.out)?;
     let checkpoint_path = args.out.join("checkpoint.bin");
     let fingerprint = format!(
-        "features={} shape={}x{}x{} method={:?} data={:?} limit={:?} validation={} seed={} batch={} lr={} \
-         schedule={schedule:?} objective={objective:?} adam={adam_config:?}",
+        "features={} shape={}x{}x{} method={:?} data={:?} limit={:?} validation={} held-out={:?} \
+         filter={:?} dedup={} seed={} batch={} lr={} schedule={schedule:?} objective={objective:?} adam={adam_config:?}",
         fs.expression(),
         args.ft,
         args.hidden,
         args.hidden2,
         method,
-        args.data,
+        args.data.iter().map(ToString::to_string).collect::<Vec<_>>(),
         args.limit,
         args.validation_permille,
+        args.validation.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        settings.filter,
+        settings.deduplicate,
         args.seed,
         args.batch,
         args.lr
@@ -147,10 +177,11 @@ pub fn run(args: &Args) -> Result<(), Error> {
         .unwrap_or_else(|| args.out.join(net_name(fs.expression(), args.ft, args.hidden, args.hidden2)));
     let fs = Arc::new(fs);
     let train = Arc::new(train);
-    let validation_batches: Vec<Batch> = (0..validation.len() as u32)
-        .collect::<Vec<_>>()
-        .chunks(args.batch)
-        .map(|c| Batch::build(&fs, &validation, c))
+    let validation_batches: Vec<Vec<Batch>> = validation
+        .iter()
+        .map(|(_, set)| {
+            (0..set.len() as u32).collect::<Vec<_>>().chunks(args.batch).map(|c| Batch::build(&fs, set, c)).collect()
+        })
         .collect();
     let mut scratch = Scratch::default();
     let mut grad = vec![0.0f32; model.layout.total];
@@ -181,20 +212,33 @@ pub fn run(args: &Args) -> Result<(), Error> {
         bar.finish_and_clear();
         let elapsed = clock.elapsed().as_secs_f64();
         trained_samples += train.len();
-        let validation_loss = validation_batches
+        // Each held-out set's mean loss; the overall figure weighs the sets
+        // equally, so one large source does not hide the others.
+        let per_set: Vec<f64> = validation_batches
             .iter()
-            .map(|b| loss_and_gradient(&model, b, &objective, None, &mut scratch))
-            .sum::<f64>()
-            / validation.len() as f64;
+            .zip(&validation)
+            .map(|(batches, (_, set))| {
+                batches.iter().map(|b| loss_and_gradient(&model, b, &objective, None, &mut scratch)).sum::<f64>()
+                    / set.len() as f64
+            })
+            .collect();
+        let validation_loss = per_set.iter().sum::<f64>() / per_set.len() as f64;
         let record = EpochRecord {
             epoch: (epoch + 1) as f64,
             train_loss: loss_sum / train.len() as f64,
             validation_loss,
+            per_set: per_set.clone(),
             learning_rate: lr as f64,
             samples_per_second: train.len() as f64 / elapsed,
         };
+        let sets = if validation.len() > 1 {
+            let each: Vec<String> = validation.iter().zip(&per_set).map(|((n, _), l)| format!("{n} {l:.6}")).collect();
+            format!(" ({})", each.join(", "))
+        } else {
+            String::new()
+        };
         println!(
-            "epoch {}/{}: train loss {:.6}, validation loss {:.6}, lr {:.3e}, {:.0} samples/s, {:.1} s",
+            "epoch {}/{}: train loss {:.6}, validation loss {:.6}{sets}, lr {:.3e}, {:.0} samples/s, {:.1} s",
             epoch + 1,
             args.epochs,
             record.train_loss,
@@ -212,7 +256,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
             adam: adam.clone(),
         }
         .save(&checkpoint_path)?;
-        plot::write_csv(&history, &args.out.join("loss.csv"))?;
+        let set_names: Vec<&str> = validation.iter().map(|(n, _)| n.as_str()).collect();
+        plot::write_csv(&history, &set_names, &args.out.join("loss.csv"))?;
         let title = format!("{} {}x2-{}: loss per epoch", fs.expression(), args.ft, args.hidden);
         if let Err(e) = plot::write_png(&history, &title, &args.out.join("loss.png")) {
             eprintln!("warning: no loss plot: {e}");
@@ -225,7 +270,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
          {} epochs | validation loss {:.6}",
         command_line(),
         train.len(),
-        validation.len(),
+        validation_total,
         fitted.map_or("-".into(), |k| format!("{k:.0} cp")),
         history.len(),
         last.validation_loss
@@ -235,6 +280,11 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let net = Network::from_bytes(&bytes)?;
     write_atomically(&net_path, &bytes)?;
     let (mean_error, max_error) = quantization_error(&float, &net, &fs, &validation);
+    if validation.len() > 1 {
+        for ((name, _), loss) in validation.iter().zip(&last.per_set) {
+            println!("validation loss {name}: {loss:.6}");
+        }
+    }
     let wall = training_started.elapsed().as_secs_f64();
     println!("wrote {} ({})", net_path.display(), net.summary());
     if trained_samples > 0 {
@@ -261,11 +311,14 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Float against quantized evaluation (cp) over every validation position.
-fn quantization_error(float: &FloatNetwork, net: &Network, fs: &FeatureSet, validation: &Samples) -> (f64, f64) {
-    let positions: Vec<&shakmaty::Chess> = match validation {
-        Samples::Eval(v) => v.iter().map(|s| &s.pos).collect(),
-        Samples::Pqr(v) => v.iter().map(|s| &s.p).collect(),
-    };
+fn quantization_error(
+    float: &FloatNetwork,
+    net: &Network,
+    fs: &FeatureSet,
+    validation: &[(String, Samples)],
+) -> (f64, f64) {
+    let positions: Vec<&shakmaty::Chess> =
+        validation.iter().flat_map(|(_, set)| (0..set.len()).map(move |i| set.key_position(i))).collect();
     let errors: Vec<f64> = positions
         .par_iter()
         .map(|pos| (float.evaluate(fs, pos) as f64 - net.evaluate_position(pos) as f64).abs())

@@ -160,3 +160,122 @@ fn bad_input_is_refused_with_a_reason() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The report line of one file (`training …` or `validation …`).
+fn report_line<'a>(text: &'a str, prefix: &str, file: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(prefix) && l.contains(file))
+        .unwrap_or_else(|| panic!("no {prefix} line for {file}:\n{text}"))
+}
+
+#[test]
+fn filters_mixing_deduplication_and_held_out_files() {
+    let dir = temp_dir("mix");
+    let quiet = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    ];
+    let in_check = "4k3/8/8/8/8/8/8/4RK2 b - - 0 1";
+    let winning_capture = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
+    let mut a = String::new();
+    for fen in quiet {
+        a += &format!("{fen} | 30 | 0.5\n");
+    }
+    a += &format!("{in_check} | 900 | 1.0\n{winning_capture} | 300 | 1.0\n");
+    a += &format!("{} | 5000 | 1.0\n", "4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1");
+    std::fs::write(dir.join("a.txt"), &a).unwrap();
+    // b repeats a's first position, holds one new one and the held-out one.
+    let held = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1";
+    let b = format!(
+        "{} | 40 | 0.5\n{} | 10 | 0.5\n{held} | 20 | 0.5\n",
+        quiet[0], "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
+    );
+    std::fs::write(dir.join("b.txt"), b).unwrap();
+    std::fs::write(dir.join("val.txt"), format!("{held} | 20 | 0.5\n{in_check} | 900 | 1.0\n")).unwrap();
+    let glob = dir.join("*.txt");
+    let validation = dir.join("val.txt");
+    let common = ["--ft", "16", "--hidden", "8", "--batch", "4", "--epochs", "1", "--threads", "2"];
+
+    // The glob names a, b and val; val's positions are held out of training.
+    let out = Command::new(TRAINER)
+        .arg("--data")
+        .arg(&glob)
+        .arg("--validation")
+        .arg(&validation)
+        .args(["--skip-check", "--skip-capture", "--max-score", "3000"])
+        .args(common)
+        .arg("--out")
+        .arg(dir.join("run"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let line = report_line(&text, "training", "a.txt");
+    assert!(
+        line.ends_with(
+            "7 lines, 0 rejected, 1 in check, 1 with a winning capture, 1 beyond the score bound, \
+             0 not taken, 0 duplicates, 0 held out → 4 used"
+        ),
+        "{line}"
+    );
+    let line = report_line(&text, "training", "b.txt");
+    assert!(line.ends_with("0 not taken, 1 duplicates, 1 held out → 1 used"), "{line}");
+    let line = report_line(&text, "training", "val.txt");
+    assert!(line.ends_with("1 in check, 0 with a winning capture, 0 beyond the score bound, 0 not taken, 0 duplicates, 1 held out → 0 used"), "{line}");
+    // Validation sets keep only quiet positions, whatever the training filters.
+    let line = report_line(&text, "validation", "val.txt");
+    assert!(line.contains("2 lines") && line.ends_with("→ 1 used"), "{line}");
+    assert!(text.contains("5 training samples, 1 validation samples in 1 set(s)"), "{text}");
+
+    // Without filters every position counts; a cap keeps at most that many
+    // per file, a share about that fraction; duplicates can be kept.
+    let out = Command::new(TRAINER)
+        .arg("--data")
+        .arg(format!("{}:2", dir.join("a.txt").display()))
+        .arg(dir.join("b.txt"))
+        .arg("--validation")
+        .arg(&validation)
+        .arg("--keep-duplicates")
+        .args(common)
+        .arg("--out")
+        .arg(dir.join("run2"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        report_line(&text, "training", "a.txt").ends_with("5 not taken, 0 duplicates, 0 held out → 2 used"),
+        "{text}"
+    );
+    assert!(report_line(&text, "training", "b.txt").ends_with("0 duplicates, 1 held out → 2 used"), "{text}");
+
+    let out = Command::new(TRAINER)
+        .arg("--data")
+        .arg(format!("{}:0.000001", dir.join("a.txt").display()))
+        .arg("--validation")
+        .arg(&validation)
+        .args(common)
+        .arg("--out")
+        .arg(dir.join("run3"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a share that keeps nothing leaves no training data");
+    for (spec, why) in [
+        (format!("{}:1.5", dir.join("a.txt").display()), "(0, 1]"),
+        (dir.join("nothing-*.txt").display().to_string(), "no file matches"),
+    ] {
+        let out = Command::new(TRAINER)
+            .arg("--data")
+            .arg(&spec)
+            .args(common)
+            .arg("--out")
+            .arg(dir.join("run4"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains(why), "{spec}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

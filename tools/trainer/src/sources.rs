@@ -1,0 +1,313 @@
+//! Training sources: `--data` and `--validation` arguments, each a file or
+//! a glob with an optional share or cap, read, filtered, deduplicated and
+//! held apart from the validation files.
+//!
+//! `PATH`            every sample of every file the path or glob names
+//! `PATH:0.5`        a share (a number with a decimal point, 0 < x ≤ 1): each
+//!                   file keeps that fraction of its samples, chosen by
+//!                   position hash and seed
+//! `PATH:200000`     a cap (an integer): each file keeps at most that many
+//!                   samples, the same hash order deciding which
+//!
+//! Positions of the validation files are never trained on: every training
+//! sample whose position appears in a validation file is dropped, so holding
+//! out the tail of a game-ordered file (`zstdcat f | tail -n N > val.txt`)
+//! holds out whole games.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use shakmaty::EnPassantMode;
+use shakmaty::Position as _;
+use shakmaty::zobrist::Zobrist64;
+use tessera_datagen::filter::{Filter, FilterCounts};
+
+use crate::data::{self, DataError, Method, Samples};
+
+/// How much of each file a source keeps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Take {
+    All,
+    Share(f64),
+    Cap(usize),
+}
+
+/// One `--data` or `--validation` argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceSpec {
+    pub pattern: String,
+    pub take: Take,
+}
+
+impl std::str::FromStr for SourceSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<SourceSpec, String> {
+        if let Some((pattern, suffix)) = text.rsplit_once(':')
+            && !pattern.is_empty()
+            && suffix.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.')
+        {
+            let take = if suffix.contains('.') {
+                let share: f64 = suffix.parse().map_err(|_| format!("{text}: bad share '{suffix}'"))?;
+                if !(share > 0.0 && share <= 1.0) {
+                    return Err(format!("{text}: a share must be in (0, 1], got {suffix}"));
+                }
+                Take::Share(share)
+            } else {
+                let cap: usize = suffix.parse().map_err(|_| format!("{text}: bad cap '{suffix}'"))?;
+                if cap == 0 {
+                    return Err(format!("{text}: a cap must be at least 1"));
+                }
+                Take::Cap(cap)
+            };
+            return Ok(SourceSpec { pattern: pattern.to_string(), take });
+        }
+        Ok(SourceSpec { pattern: text.to_string(), take: Take::All })
+    }
+}
+
+impl fmt::Display for SourceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.take {
+            Take::All => write!(f, "{}", self.pattern),
+            Take::Share(s) => write!(f, "{}:{s}", self.pattern),
+            Take::Cap(c) => write!(f, "{}:{c}", self.pattern),
+        }
+    }
+}
+
+impl SourceSpec {
+    /// The files the pattern names, sorted: itself if it exists, else the
+    /// glob's matches. A pattern that names nothing is an error.
+    pub fn files(&self) -> Result<Vec<PathBuf>, String> {
+        let path = Path::new(&self.pattern);
+        if path.exists() || !self.pattern.contains(['*', '?', '[']) {
+            return Ok(vec![path.to_path_buf()]);
+        }
+        let mut files: Vec<PathBuf> = glob::glob(&self.pattern)
+            .map_err(|e| format!("{}: bad pattern: {e}", self.pattern))?
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(format!("{}: no file matches", self.pattern));
+        }
+        Ok(files)
+    }
+}
+
+/// The position key used for deduplication and hold-out.
+pub fn key(pos: &shakmaty::Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// A per-sample pseudo-random rank from its key and the seed: which samples a
+/// share or cap keeps. Keyed by position, so the choice does not depend on
+/// file order.
+fn rank(key: u64, seed: u64) -> u64 {
+    let mut z = key ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// What one file gave.
+#[derive(Clone, Debug, Default)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub lines: usize,
+    pub rejected: usize,
+    pub filtered: FilterCounts,
+    /// Left out by the share or cap.
+    pub not_taken: usize,
+    /// Left out because an earlier file (or this one) already had the position.
+    pub duplicates: usize,
+    /// Left out because a validation file has the position.
+    pub held_out: usize,
+    pub used: usize,
+}
+
+impl fmt::Display for FileReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} lines, {} rejected, {} in check, {} with a winning capture, {} beyond the score bound, \
+             {} not taken, {} duplicates, {} held out → {} used",
+            self.path.display(),
+            self.lines,
+            self.rejected,
+            self.filtered.in_check,
+            self.filtered.winning_capture,
+            self.filtered.score_beyond_bound,
+            self.not_taken,
+            self.duplicates,
+            self.held_out,
+            self.used
+        )
+    }
+}
+
+/// Everything the trainer reads.
+pub struct Loaded {
+    pub train: Samples,
+    /// One named set per validation file.
+    pub validation: Vec<(String, Samples)>,
+    pub train_files: Vec<FileReport>,
+    pub validation_files: Vec<FileReport>,
+    /// The first line rejected, if any: file, line number, reason.
+    pub first_rejection: Option<String>,
+}
+
+/// Settings that shape what is read.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadSettings {
+    pub method: Method,
+    pub filter: Filter,
+    /// Lines read at most over all training files.
+    pub limit: usize,
+    pub seed: u64,
+    pub deduplicate: bool,
+}
+
+/// Reads one file and keeps what the filter and the take allow.
+fn read_file(
+    path: &Path,
+    take: Take,
+    filter: Filter,
+    settings: &ReadSettings,
+    limit: usize,
+) -> Result<(Samples, FileReport, Option<String>), DataError> {
+    let (samples, load) = data::load_file(path, settings.method, limit)?;
+    let mut report =
+        FileReport { path: path.to_path_buf(), lines: load.lines, rejected: load.rejected, ..Default::default() };
+    let verdicts: Vec<_> = (0..samples.len()).into_par_iter().map(|i| samples.filter_verdict(i, &filter)).collect();
+    for v in &verdicts {
+        report.filtered.count(*v);
+    }
+    let mut keep: Vec<bool> = verdicts.iter().map(Result::is_ok).collect();
+    let before = report.filtered.kept as usize;
+    match take {
+        Take::All => {}
+        Take::Share(share) => {
+            let bound = (share * u64::MAX as f64) as u64;
+            let ranks: Vec<u64> =
+                (0..samples.len()).into_par_iter().map(|i| rank(key(samples.key_position(i)), settings.seed)).collect();
+            for (k, r) in keep.iter_mut().zip(ranks) {
+                *k &= r <= bound;
+            }
+        }
+        Take::Cap(cap) if cap < before => {
+            let mut ranked: Vec<(u64, usize)> = (0..samples.len())
+                .into_par_iter()
+                .filter(|&i| keep[i])
+                .map(|i| (rank(key(samples.key_position(i)), settings.seed), i))
+                .collect();
+            ranked.select_nth_unstable(cap);
+            keep.iter_mut().for_each(|k| *k = false);
+            for &(_, i) in &ranked[..cap] {
+                keep[i] = true;
+            }
+        }
+        Take::Cap(_) => {}
+    }
+    let kept = samples.select(&keep, true);
+    report.not_taken = before - kept.len();
+    Ok((kept, report, load.first_rejection))
+}
+
+/// Reads the training and validation sources. Training samples are filtered
+/// by `settings.filter`; validation samples always by [`Filter::QUIET`] (so
+/// that runs with different filters are judged on the same positions).
+pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSettings) -> Result<Loaded, DataError> {
+    let mut first_rejection = None;
+    let mut note = |r: Option<String>| {
+        if first_rejection.is_none() {
+            first_rejection = r;
+        }
+    };
+    let mut validation_sets = Vec::new();
+    let mut validation_files = Vec::new();
+    let mut held_keys = HashSet::new();
+    for spec in validation {
+        for path in spec.files().map_err(DataError::Empty)? {
+            let (samples, mut report, rejection) = read_file(&path, spec.take, Filter::QUIET, settings, usize::MAX)?;
+            note(rejection);
+            report.used = samples.len();
+            held_keys.extend((0..samples.len()).map(|i| key(samples.key_position(i))));
+            let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
+            if samples.is_empty() {
+                return Err(DataError::Empty(format!("validation file {} has no quiet sample", path.display())));
+            }
+            validation_sets.push((name, samples));
+            validation_files.push(report);
+        }
+    }
+
+    let mut parts = Vec::new();
+    let mut train_files = Vec::new();
+    let mut seen = HashSet::new();
+    let mut lines = 0usize;
+    for spec in train {
+        for path in spec.files().map_err(DataError::Empty)? {
+            if lines >= settings.limit {
+                break;
+            }
+            let (samples, mut report, rejection) =
+                read_file(&path, spec.take, settings.filter, settings, settings.limit - lines)?;
+            note(rejection);
+            lines += report.lines;
+            let keys: Vec<u64> = (0..samples.len()).into_par_iter().map(|i| key(samples.key_position(i))).collect();
+            let keep: Vec<bool> = keys
+                .iter()
+                .map(|k| {
+                    if held_keys.contains(k) {
+                        report.held_out += 1;
+                        false
+                    } else if settings.deduplicate && !seen.insert(*k) {
+                        report.duplicates += 1;
+                        false
+                    } else {
+                        true
+                    }
+                })
+                .collect();
+            let kept = samples.select(&keep, true);
+            report.used = kept.len();
+            parts.push(kept);
+            train_files.push(report);
+        }
+    }
+    let train = Samples::concat(parts, settings.method);
+    if train.is_empty() {
+        let why = first_rejection.clone().unwrap_or_else(|| "the inputs hold no usable lines".into());
+        return Err(DataError::Empty(why));
+    }
+    Ok(Loaded { train, validation: validation_sets, train_files, validation_files, first_rejection })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_shares_caps_and_plain_paths() {
+        let p = |s: &str| s.parse::<SourceSpec>();
+        assert_eq!(p("a.txt").unwrap().take, Take::All);
+        assert_eq!(p("data/*.zst:0.5").unwrap(), SourceSpec { pattern: "data/*.zst".into(), take: Take::Share(0.5) });
+        assert_eq!(p("x.bin:200000").unwrap().take, Take::Cap(200000));
+        assert_eq!(p("C:\\data\\x.txt").unwrap().take, Take::All, "a drive letter is not a suffix");
+        assert!(p("a.txt:1.5").unwrap_err().contains("(0, 1]"));
+        assert!(p("a.txt:0").unwrap_err().contains("at least 1"));
+        assert!(p("a.txt:0.").is_err());
+        assert_eq!(p("a.txt:0.25").unwrap().to_string(), "a.txt:0.25");
+    }
+
+    #[test]
+    fn ranks_spread_evenly() {
+        let below = (0..10_000u64).filter(|&k| rank(k, 7) <= u64::MAX / 4).count();
+        assert!((2200..2800).contains(&below), "{below}");
+    }
+}
