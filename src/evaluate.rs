@@ -19,7 +19,7 @@ const EVAL_LIMIT: i32 = 20_000;
 
 /// The network's evaluation of `board`, which must have a network attached
 /// (the search attaches one to every board it searches).
-pub fn evaluate(board: &Board) -> i32 {
+pub fn evaluate(board: &mut Board) -> i32 {
     let cp = board.nnue_evaluate().expect("evaluate needs a board with a network attached");
     cp.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
@@ -32,7 +32,7 @@ mod tests {
     fn eval(fen: &str) -> i32 {
         let mut board = Board::from_fen(fen, false).unwrap();
         board.attach_network(default_network());
-        evaluate(&board)
+        evaluate(&mut board)
     }
 
     #[test]

@@ -97,7 +97,7 @@ fn main() -> ExitCode {
             let net = tessera::nnue::embedded::default_network();
             board.attach_network(net.clone());
             let side = if board.turn().is_white() { "white" } else { "black" };
-            println!("{} cp (side to move: {side}; {})", tessera::evaluate::evaluate(&board), net.summary());
+            println!("{} cp (side to move: {side}; {})", tessera::evaluate::evaluate(&mut board), net.summary());
             ExitCode::SUCCESS
         }
         Some(Cmd::Features { expression, stats }) => {

@@ -55,6 +55,52 @@ fn accumulators_follow_push_and_pop_exactly() {
     }
 }
 
+/// The accumulators are lazy: evaluating only now and then, after several
+/// pushes, after pops back past uncomputed plies, or after a null move, must
+/// give what a refresh gives. Also with a width that is not a multiple of the
+/// AVX2 kernel's tile.
+#[test]
+fn lazy_accumulators_catch_up_across_unevaluated_plies() {
+    for (expr, ft) in [("all", 128), ("ka", 32), ("all+ph+pv", 40), ("pm", 32)] {
+        let net = Arc::new(Network::from_bytes(&random_net(expr, ft, 8, 5)).unwrap());
+        let mut board = Board::default();
+        board.attach_network(net.clone());
+        let mut rng = 7u64;
+        let mut depth = 0;
+        let mut evaluated = 0;
+        for step in 0..2000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let moves = board.pos().legal_moves();
+            if moves.is_empty() || (depth > 0 && rng % 3 == 0) {
+                // Pop one to three plies at a time.
+                for _ in 0..=(rng >> 20) % 3 {
+                    if depth > 0 {
+                        board.pop();
+                        depth -= 1;
+                    }
+                }
+            } else if step % 29 == 0 && !board.in_check() && board.push_null() {
+                depth += 1;
+            } else {
+                board.push(moves[(rng >> 16) as usize % moves.len()]);
+                depth += 1;
+            }
+            if (rng >> 30) % 4 == 0 {
+                evaluated += 1;
+                assert_eq!(
+                    board.nnue_evaluate(),
+                    Some(net.evaluate_position(board.pos())),
+                    "{expr} at {}",
+                    board.fen()
+                );
+            }
+        }
+        assert!(evaluated > 300, "{expr}: only {evaluated} evaluations");
+    }
+}
+
 fn uci_session(args: &[&str], input: &str, env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tessera"));
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());

@@ -26,6 +26,8 @@ struct Ply {
     key: u64,
     /// Whether the side to move is in check, computed once per position.
     in_check: bool,
+    /// The move that led here (`None`: the first position, or a null move).
+    mv: Option<Move>,
 }
 
 /// Why a FEN or a move given to the board was refused.
@@ -48,10 +50,19 @@ impl std::error::Error for BoardError {}
 
 /// The network's paired accumulators for every ply since it was attached,
 /// each `2 · ft` values: black's perspective, then white's.
+///
+/// They are lazy: `push` only notes that a ply exists; its accumulators are
+/// computed when the position is evaluated, from the nearest computed
+/// ancestor forward. Nodes the search cuts off before evaluating (table
+/// hits, pruning) cost no accumulator work.
 #[derive(Clone)]
 struct Accumulators {
     net: Arc<Network>,
+    /// `stride` values per ply since `base`. It only grows: the space of
+    /// popped plies is reused by the next push.
     data: Vec<i16>,
+    /// Per ply since `base`: whether its slot in `data` is up to date.
+    computed: Vec<bool>,
     /// Index in `plies` of the first accumulated position.
     base: usize,
     update: Update,
@@ -63,41 +74,81 @@ impl Accumulators {
         2 * self.net.shape.ft
     }
 
-    fn refresh_last(&mut self, pos: &Chess) {
-        let ft = self.net.shape.ft;
-        let start = self.data.len() - self.stride();
+    fn new(net: Arc<Network>, base: usize, pos: &Chess) -> Accumulators {
+        let stride = 2 * net.shape.ft;
+        let mut nnue = Accumulators {
+            net,
+            data: vec![0; stride],
+            computed: vec![true],
+            base,
+            update: Update::default(),
+            scratch: Vec::new(),
+        };
+        nnue.refresh(0, pos);
+        nnue
+    }
+
+    /// Recomputes both perspectives of slot `slot` from scratch.
+    fn refresh(&mut self, slot: usize, pos: &Chess) {
+        let (ft, stride) = (self.net.shape.ft, self.stride());
         for color in Color::ALL {
-            let slot = start + color as usize * ft;
-            self.net.refresh(pos, color, &mut self.data[slot..slot + ft], &mut self.scratch);
+            let at = slot * stride + color as usize * ft;
+            self.net.refresh(pos, color, &mut self.data[at..at + ft], &mut self.scratch);
         }
     }
 
-    /// Appends the accumulators of `after`, reached by `m` from `before`.
-    fn push(&mut self, before: &Chess, m: Move, after: &Chess) {
+    /// A ply was pushed: room for its accumulators, not yet computed.
+    fn push(&mut self) {
+        self.computed.push(false);
+        let needed = self.computed.len() * self.stride();
+        if self.data.len() < needed {
+            self.data.resize(needed, 0);
+        }
+    }
+
+    /// Computes slot `slot` from slot `slot − 1`: the position `after` was
+    /// reached from `before` by `mv` (`None`: a null move).
+    fn compute(&mut self, slot: usize, before: &Chess, mv: Option<Move>, after: &Chess) {
+        let Some(m) = mv else {
+            // A pass can change turn-dependent features (`pm`): recompute.
+            self.refresh(slot, after);
+            return;
+        };
         let (ft, stride) = (self.net.shape.ft, self.stride());
-        let parent = self.data.len() - stride;
-        self.data.extend_from_within(parent..parent + stride);
-        let start = parent + stride;
+        let (done, rest) = self.data.split_at_mut(slot * stride);
+        let parent = &done[(slot - 1) * stride..];
         for color in Color::ALL {
+            let at = color as usize * ft;
+            let child = &mut rest[at..at + ft];
             self.net.features.update_into(before, m, after, Perspective(color), &mut self.update);
-            let slot = start + color as usize * ft;
-            let acc = &mut self.data[slot..slot + ft];
             if self.update.refresh {
-                self.net.refresh(after, color, acc, &mut self.scratch);
+                self.net.refresh(after, color, child, &mut self.scratch);
             } else {
-                for &i in &self.update.added {
-                    self.net.add_feature(acc, i);
-                }
-                for &i in &self.update.removed {
-                    self.net.sub_feature(acc, i);
-                }
+                self.net.update_accumulator(&parent[at..at + ft], child, &self.update.added, &self.update.removed);
             }
         }
+        self.computed[slot] = true;
     }
 
-    fn evaluate(&self, turn: Color) -> i32 {
-        let ft = self.net.shape.ft;
-        let start = self.data.len() - self.stride();
+    /// Brings the last ply's accumulators up to date.
+    fn compute_last(&mut self, plies: &[Ply]) {
+        let last = self.computed.len() - 1;
+        if self.computed[last] {
+            return;
+        }
+        // The first slot is always computed.
+        let first = (0..last).rev().find(|&s| self.computed[s]).unwrap_or(0) + 1;
+        for slot in first..=last {
+            let ply = self.base + slot;
+            self.compute(slot, &plies[ply - 1].pos, plies[ply].mv, &plies[ply].pos);
+        }
+    }
+
+    fn evaluate(&mut self, plies: &[Ply]) -> i32 {
+        self.compute_last(plies);
+        let turn = plies[plies.len() - 1].pos.turn();
+        let (ft, stride) = (self.net.shape.ft, self.stride());
+        let start = (self.computed.len() - 1) * stride;
         let slot = |c: Color| start + c as usize * ft;
         let (ours, theirs) = (slot(turn), slot(!turn));
         self.net.evaluate(&self.data[ours..ours + ft], &self.data[theirs..theirs + ft])
@@ -123,7 +174,7 @@ impl Board {
     pub fn from_position(pos: Chess, castling_mode: CastlingMode) -> Board {
         let key = zobrist::key_of(&pos);
         let in_check = pos.is_check();
-        Board { plies: vec![Ply { pos, key, in_check }], search_root: 0, castling_mode, nnue: None }
+        Board { plies: vec![Ply { pos, key, in_check, mv: None }], search_root: 0, castling_mode, nnue: None }
     }
 
     /// Parses a FEN. Chess960 castling rights (Shredder or X-FEN) are accepted
@@ -188,9 +239,9 @@ impl Board {
         let key = zobrist::key_after(before.key, &before.pos, m, &pos);
         let in_check = pos.is_check();
         if let Some(nnue) = &mut self.nnue {
-            nnue.push(&before.pos, m, &pos);
+            nnue.push();
         }
-        self.plies.push(Ply { pos, key, in_check });
+        self.plies.push(Ply { pos, key, in_check, mv: Some(m) });
     }
 
     /// Passes the move to the opponent (for null-move pruning). Returns false,
@@ -204,12 +255,9 @@ impl Board {
             p.ep_square(EnPassantMode::Legal).map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
         };
         let key = before.key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep(&before.pos) ^ ep(&pos);
-        self.plies.push(Ply { pos, key, in_check: false });
-        // A pass can change turn-dependent features (`pm`): recompute.
+        self.plies.push(Ply { pos, key, in_check: false, mv: None });
         if let Some(nnue) = &mut self.nnue {
-            let stride = nnue.stride();
-            nnue.data.resize(nnue.data.len() + stride, 0);
-            nnue.refresh_last(&self.plies.last().expect("just pushed").pos);
+            nnue.push();
         }
         true
     }
@@ -221,8 +269,7 @@ impl Board {
             if let Some(nnue) = &mut self.nnue
                 && self.plies.len() - 1 > nnue.base
             {
-                let keep = nnue.data.len() - nnue.stride();
-                nnue.data.truncate(keep);
+                nnue.computed.pop();
             }
             self.plies.pop();
         }
@@ -243,22 +290,15 @@ impl Board {
     /// Evaluates with `net` from now on: accumulators are computed for the
     /// current position and follow every `push` and `pop` after it.
     pub fn attach_network(&mut self, net: Arc<Network>) {
-        let stride = 2 * net.shape.ft;
-        let mut nnue = Accumulators {
-            net,
-            data: vec![0; stride],
-            base: self.plies.len() - 1,
-            update: Update::default(),
-            scratch: Vec::new(),
-        };
-        nnue.refresh_last(self.pos());
-        self.nnue = Some(nnue);
+        self.nnue = Some(Accumulators::new(net, self.plies.len() - 1, self.pos()));
     }
 
     /// The network's evaluation of the current position (side to move's
-    /// view, centipawns), if a network is attached.
-    pub fn nnue_evaluate(&self) -> Option<i32> {
-        self.nnue.as_ref().map(|n| n.evaluate(self.turn()))
+    /// view, centipawns), if a network is attached. Computes the
+    /// accumulators the pushes since the last evaluation left pending.
+    pub fn nnue_evaluate(&mut self) -> Option<i32> {
+        let plies = &self.plies;
+        self.nnue.as_mut().map(|n| n.evaluate(plies))
     }
 
     /// True when the position is drawn by the fifty-move rule, insufficient

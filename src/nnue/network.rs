@@ -5,7 +5,7 @@ use shakmaty::{Chess, Color, Position};
 
 use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors};
-use super::layers::affine::affine;
+use super::layers::affine::{affine, affine_sparse, interleave_for_sparse};
 use super::layers::avx2_available;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32};
 use crate::features::{FeatureSet, Perspective};
@@ -144,6 +144,8 @@ pub struct Network {
     /// Short hash of the file's bytes, to name the net in logs.
     pub hash: String,
     tensors: Tensors,
+    /// The first hidden layer's weights in the sparse kernel's layout.
+    hidden_sparse: Option<Vec<i8>>,
     avx2: bool,
 }
 
@@ -175,6 +177,7 @@ impl Network {
             scales: file.scales,
             description: file.description,
             hash: NetFile::content_hash(bytes),
+            hidden_sparse: interleave_for_sparse(&file.tensors.hidden_weights, 2 * file.shape.ft, file.shape.hidden),
             tensors: file.tensors,
             avx2: avx2_available(),
         })
@@ -205,25 +208,18 @@ impl Network {
 
     /// The accumulator of one perspective, from scratch.
     pub fn refresh(&self, pos: &Chess, color: Color, acc: &mut [i16], scratch: &mut Vec<u32>) {
-        acc.copy_from_slice(&self.tensors.ft_bias);
         scratch.clear();
         self.features.active(pos, Perspective(color), scratch);
-        for &i in scratch.iter() {
-            accumulator::add(acc, self.column(i), self.avx2);
-        }
+        accumulator::apply(self.columns(), &self.tensors.ft_bias, acc, scratch, &[], self.avx2);
     }
 
-    pub fn add_feature(&self, acc: &mut [i16], index: u32) {
-        accumulator::add(acc, self.column(index), self.avx2);
+    /// `child = parent + Σ added − Σ removed` feature columns, in one pass.
+    pub fn update_accumulator(&self, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
+        accumulator::apply(self.columns(), parent, child, added, removed, self.avx2);
     }
 
-    pub fn sub_feature(&self, acc: &mut [i16], index: u32) {
-        accumulator::sub(acc, self.column(index), self.avx2);
-    }
-
-    fn column(&self, index: u32) -> &[i16] {
-        let m = self.shape.ft;
-        &self.tensors.ft_weights[index as usize * m..(index as usize + 1) * m]
+    fn columns(&self) -> accumulator::Columns<'_> {
+        accumulator::Columns { weights: &self.tensors.ft_weights, width: self.shape.ft }
     }
 
     /// The evaluation in centipawns from the two accumulators, the side to
@@ -249,7 +245,7 @@ impl Network {
         crelu_i16(&ours[..M], &mut input[..M], self.avx2);
         crelu_i16(&theirs[..M], &mut input[M..], self.avx2);
         let mut sums = [0i32; H];
-        affine(&input, &t.hidden_weights, &t.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(&input, &t.hidden_weights, self.hidden_sparse.as_deref(), &t.hidden_bias, &mut sums, self.avx2);
         let mut hidden = [0u8; H];
         crelu_i32(&sums, &mut hidden);
         if H2 == 0 {
@@ -269,7 +265,7 @@ impl Network {
         crelu_i16(ours, &mut input[..m], self.avx2);
         crelu_i16(theirs, &mut input[m..], self.avx2);
         let mut sums = vec![0i32; self.shape.hidden];
-        affine(&input, &t.hidden_weights, &t.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(&input, &t.hidden_weights, self.hidden_sparse.as_deref(), &t.hidden_bias, &mut sums, self.avx2);
         let mut hidden = vec![0u8; self.shape.hidden];
         crelu_i32(&sums, &mut hidden);
         if self.shape.hidden2 > 0 {

@@ -144,7 +144,7 @@ impl<'a> Worker<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return if in_check { DRAW } else { evaluate(&self.board) };
+                return if in_check { DRAW } else { evaluate(&mut self.board) };
             }
             // A mate found closer to the root makes deeper mates irrelevant.
             alpha = alpha.max(mated_in(ply));
@@ -171,7 +171,7 @@ impl<'a> Worker<'a> {
 
         // Static evaluation, sharpened by the table's bound where it applies.
         let static_eval =
-            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&self.board), |e| e.eval)) };
+            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
         let eval = match (static_eval, tt_entry, tt_score) {
             (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
                 Bound::Exact => score,
@@ -300,6 +300,7 @@ impl<'a> Worker<'a> {
 
             self.frames[ply].played = Some(PieceTo::of(us, m));
             self.board.push(m);
+            self.tt.prefetch(self.board.key());
             let gives_check = self.board.in_check();
 
             // Pruning of moves unlikely to matter. Checks are always searched.
@@ -424,7 +425,7 @@ impl<'a> Worker<'a> {
         }
         let in_check = self.board.in_check();
         if ply >= MAX_PLY {
-            return if in_check { DRAW } else { evaluate(&self.board) };
+            return if in_check { DRAW } else { evaluate(&mut self.board) };
         }
         let key = self.board.key();
         let tt_entry = self.tt.probe(key);
@@ -436,7 +437,7 @@ impl<'a> Worker<'a> {
         }
 
         let static_eval =
-            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&self.board), |e| e.eval)) };
+            if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
         let mut best_score = -INFINITE;
         if let Some(stand_pat) = static_eval {
             // Standing pat: the side to move may decline every capture.
@@ -458,6 +459,7 @@ impl<'a> Worker<'a> {
                 continue;
             }
             self.board.push(m);
+            self.tt.prefetch(self.board.key());
             let score = -self.quiescence(-beta, -alpha, ply + 1);
             self.board.pop();
             if self.stopped {

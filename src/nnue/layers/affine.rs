@@ -43,6 +43,217 @@ pub unsafe fn affine_avx2(input: &[u8], weights: &[i8], bias: &[i32], out: &mut 
     }
 }
 
+/// The weights of an `inputs → outputs` layer (row per output) rearranged
+/// for [`affine_sparse`]: for each group of 4 inputs, the 4 weights of
+/// output 0, then those of output 1, and so on. `None` where the sparse
+/// kernel does not apply (inputs not a multiple of 32, or an output count
+/// it has no variant for).
+pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> Option<Vec<i8>> {
+    if inputs % 32 != 0 || ![8, 16, 32, 64].contains(&outputs) || weights.len() != inputs * outputs {
+        return None;
+    }
+    let mut out = vec![0i8; weights.len()];
+    for k in 0..inputs / 4 {
+        for o in 0..outputs {
+            for j in 0..4 {
+                out[(k * outputs + o) * 4 + j] = weights[o * inputs + 4 * k + j];
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The dense layer for inputs that are mostly zero (clipped activations of
+/// the feature transformer): only the groups of 4 inputs with a non-zero
+/// byte are visited; each adds its 4 inputs times the matching weights of
+/// every output at once, `G` registers of 8 outputs each, with no
+/// horizontal sum at the end. Integer sums are exact, so the result equals
+/// [`affine_scalar`]'s on the original weights bit for bit.
+///
+/// # Safety
+/// The CPU must support AVX2; `input.len()` is a multiple of 32;
+/// `interleaved` is [`interleave_for_sparse`]'s output for `input.len()`
+/// inputs and `8·G` outputs; `bias` and `out` hold `8·G` values.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+unsafe fn affine_sparse_avx2<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+    use std::arch::x86_64::*;
+    let outputs = 8 * G;
+    let ones = _mm256_set1_epi16(1);
+    let zero = _mm256_setzero_si256();
+    let mut sums = [zero; G];
+    for block in 0..input.len() / 32 {
+        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); unaligned load.
+        let bytes = unsafe { _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i) };
+        let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as u32;
+        let mut nonzero = !zero_words & 0xff;
+        while nonzero != 0 {
+            let k = block * 8 + nonzero.trailing_zeros() as usize;
+            nonzero &= nonzero - 1;
+            // SAFETY: k < input.len() / 4, so the 4 bytes at 4k are in `input`
+            // and the outputs·4 weights at k·outputs·4 are in `interleaved`
+            // (the caller's contract); unaligned loads.
+            unsafe {
+                let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
+                let x = _mm256_set1_epi32(word);
+                let weights = interleaved.as_ptr().add(k * outputs * 4);
+                for (g, sum) in sums.iter_mut().enumerate() {
+                    let w = _mm256_loadu_si256(weights.add(g * 32) as *const __m256i);
+                    *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones));
+                }
+            }
+        }
+    }
+    for (g, sum) in sums.iter().enumerate() {
+        // SAFETY: bias and out hold 8·G values; unaligned load and store.
+        unsafe {
+            let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
+            _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, _mm256_add_epi32(*sum, b));
+        }
+    }
+}
+
+/// [`affine_sparse_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
+/// pairs and accumulates in one instruction instead of three.
+///
+/// # Safety
+/// As for [`affine_sparse_avx2`], and the CPU must support AVX-VNNI.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2,avxvnni")]
+unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+    use std::arch::x86_64::*;
+    let outputs = 8 * G;
+    let zero = _mm256_setzero_si256();
+    // First the indices of the non-zero groups of 4 inputs, then the sums
+    // over them two at a time into two sets of registers: `vpdpbusd` chains
+    // on its accumulator, and two chains hide half of its latency. The
+    // indices are written without branches: eight at a time from a table of
+    // the set bits of each 8-bit mask, the count moving on by the popcount.
+    let groups = input.len() / 4;
+    assert!(groups <= MAX_SPARSE_GROUPS, "sparse layer wider than {} inputs", 4 * MAX_SPARSE_GROUPS);
+    let mut nonzero_groups = [0u16; MAX_SPARSE_GROUPS + 8];
+    let mut count = 0;
+    let mut base = _mm_setzero_si128();
+    let eight = _mm_set1_epi16(8);
+    for block in 0..input.len() / 32 {
+        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); the
+        // store of 8 indices at `count` ≤ 8·block stays inside the array
+        // (MAX_SPARSE_GROUPS + 8 long); unaligned loads and store.
+        unsafe {
+            let bytes = _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i);
+            let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as usize;
+            let mask = !zero_words & 0xff;
+            let lanes = _mm_loadu_si128(SET_BITS[mask].as_ptr() as *const __m128i);
+            _mm_storeu_si128(nonzero_groups.as_mut_ptr().add(count) as *mut __m128i, _mm_add_epi16(base, lanes));
+            count += mask.count_ones() as usize;
+        }
+        base = _mm_add_epi16(base, eight);
+    }
+    let (mut first, mut second) = ([zero; G], [zero; G]);
+    // SAFETY (both helpers' callers below): every listed k < input.len() / 4,
+    // so the 4 bytes at 4k are in `input` and the outputs·4 weights at
+    // k·outputs·4 are in `interleaved` (the caller's contract); unaligned loads.
+    let add = |sums: &mut [__m256i; G], k: usize| unsafe {
+        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
+        let x = _mm256_set1_epi32(word);
+        let weights = interleaved.as_ptr().add(k * outputs * 4);
+        for (g, sum) in sums.iter_mut().enumerate() {
+            let w = _mm256_loadu_si256(weights.add(g * 32) as *const __m256i);
+            *sum = _mm256_dpbusd_avx_epi32(*sum, x, w);
+        }
+    };
+    let mut i = 0;
+    while i + 1 < count {
+        add(&mut first, nonzero_groups[i] as usize);
+        add(&mut second, nonzero_groups[i + 1] as usize);
+        i += 2;
+    }
+    if i < count {
+        add(&mut first, nonzero_groups[i] as usize);
+    }
+    for g in 0..G {
+        // SAFETY: bias and out hold 8·G values; unaligned load and store.
+        unsafe {
+            let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
+            let sum = _mm256_add_epi32(_mm256_add_epi32(first[g], second[g]), b);
+            _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, sum);
+        }
+    }
+}
+
+/// Widest input the VNNI sparse kernel takes, in groups of 4 inputs.
+#[cfg(tessera_avx2)]
+const MAX_SPARSE_GROUPS: usize = 1024;
+
+/// For each 8-bit mask, the positions of its set bits, lowest first.
+#[cfg(tessera_avx2)]
+static SET_BITS: [[u16; 8]; 256] = {
+    let mut table = [[0u16; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut n) = (0, 0);
+        while bit < 8 {
+            if mask & (1 << bit) != 0 {
+                table[mask][n] = bit as u16;
+                n += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Whether the CPU has AVX-VNNI (checked once).
+#[cfg(tessera_avx2)]
+pub fn vnni_available() -> bool {
+    static VNNI: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avxvnni"));
+    *VNNI
+}
+
+/// The first hidden layer: the sparse AVX2 kernel where it applies
+/// (`interleaved` from [`interleave_for_sparse`]), else [`affine`].
+pub fn affine_sparse(
+    input: &[u8],
+    weights: &[i8],
+    interleaved: Option<&[i8]>,
+    bias: &[i32],
+    out: &mut [i32],
+    avx2: bool,
+) {
+    #[cfg(tessera_avx2)]
+    if avx2
+        && let Some(interleaved) = interleaved
+        && input.len() % 32 == 0
+        && interleaved.len() == input.len() * out.len()
+        && bias.len() == out.len()
+    {
+        // SAFETY: `avx2` is only true when the CPU reports AVX2, and VNNI is
+        // used only where the CPU reports it; the lengths were checked above
+        // and `interleaved` has the sparse layout.
+        unsafe {
+            if vnni_available() {
+                match out.len() {
+                    8 => return affine_sparse_vnni::<1>(input, interleaved, bias, out),
+                    16 => return affine_sparse_vnni::<2>(input, interleaved, bias, out),
+                    32 => return affine_sparse_vnni::<4>(input, interleaved, bias, out),
+                    64 => return affine_sparse_vnni::<8>(input, interleaved, bias, out),
+                    _ => {}
+                }
+            }
+            match out.len() {
+                8 => return affine_sparse_avx2::<1>(input, interleaved, bias, out),
+                16 => return affine_sparse_avx2::<2>(input, interleaved, bias, out),
+                32 => return affine_sparse_avx2::<4>(input, interleaved, bias, out),
+                64 => return affine_sparse_avx2::<8>(input, interleaved, bias, out),
+                _ => {}
+            }
+        }
+    }
+    let _ = interleaved;
+    affine(input, weights, bias, out, avx2);
+}
+
 /// The fastest available kernel.
 pub fn affine(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32], avx2: bool) {
     #[cfg(tessera_avx2)]
@@ -82,5 +293,48 @@ mod tests {
             unsafe { affine_avx2(&input, &weights, &bias, &mut b) };
             assert_eq!(a, b, "n = {n}");
         }
+    }
+
+    #[test]
+    fn sparse_avx2_matches_scalar() {
+        if !super::super::avx2_available() {
+            eprintln!("skipping: no AVX2 on this CPU");
+            return;
+        }
+        let mut rng = 99u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) as u32
+        };
+        for (n, outs) in [(1024, 32), (64, 8), (512, 16), (1024, 64), (32, 32)] {
+            // Dense, half zero, mostly zero, all zero; extremes of both ranges.
+            for zero_share in [0, 50, 95, 100] {
+                let input: Vec<u8> =
+                    (0..n).map(|_| if next() % 100 < zero_share { 0 } else { (next() % 128) as u8 }).collect();
+                let weights: Vec<i8> = (0..n * outs).map(|_| next() as u8 as i8).collect();
+                let bias: Vec<i32> = (0..outs).map(|_| next() as i32 % 100_000).collect();
+                let interleaved = interleave_for_sparse(&weights, n, outs).unwrap();
+                let (mut a, mut b, mut c) = (vec![0; outs], vec![0; outs], vec![0; outs]);
+                affine_scalar(&input, &weights, &bias, &mut a);
+                // SAFETY: AVX2 checked above; sizes as the kernels require.
+                unsafe {
+                    match outs {
+                        8 => affine_sparse_avx2::<1>(&input, &interleaved, &bias, &mut b),
+                        16 => affine_sparse_avx2::<2>(&input, &interleaved, &bias, &mut b),
+                        32 => affine_sparse_avx2::<4>(&input, &interleaved, &bias, &mut b),
+                        _ => affine_sparse_avx2::<8>(&input, &interleaved, &bias, &mut b),
+                    }
+                }
+                assert_eq!(a, b, "AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
+                affine_sparse(&input, &weights, Some(&interleaved), &bias, &mut c, true);
+                assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
+            }
+        }
+        let (input, weights, bias) = (vec![127u8; 64], vec![-128i8; 64 * 8], vec![0; 8]);
+        let interleaved = interleave_for_sparse(&weights, 64, 8).unwrap();
+        let (mut a, mut b) = (vec![0; 8], vec![0; 8]);
+        affine_scalar(&input, &weights, &bias, &mut a);
+        affine_sparse(&input, &weights, Some(&interleaved), &bias, &mut b, true);
+        assert_eq!(a, b, "the most negative weights");
     }
 }
