@@ -4,6 +4,7 @@
 # PGN under work/NAME/; a rerun plays only the games still missing.
 #
 # usage: tournaments/gauntlet.sh NAME TC GAMES ENGINE OPPONENT...
+#   TC  cutechess time control (e.g. 5+0.05) or nodes=N (fixed nodes a move)
 #   GAMES     games per opponent (even: each opening is played with both colours)
 #   ENGINE    label=/path/to/uci-binary (e.g. tessera=target/release/tessera),
 #             commit:REV or net:FILE (built for you)

@@ -20,6 +20,7 @@ parse_pairings() {
     name=$1 tc=$2 games=$3
     shift 3
     check_name "$name"
+    tc_args "$tc" >/dev/null
     [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
         die "GAMES must be an even number ≥ 2, not '$games'"
     find_cutechess >/dev/null
@@ -29,6 +30,19 @@ parse_pairings() {
     local e
     for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
     for e in "${engines[@]}"; do engine_spec "$e" >/dev/null; done
+}
+
+# A time control -> cutechess -each arguments. `nodes=N` is a fixed node
+# budget per move with no clock (immune to machine load); anything else is a
+# cutechess time control such as 10+0.1 or 40/60.
+tc_args() {
+    if [[ $1 =~ ^nodes=([0-9]+)$ ]]; then
+        [ "${BASH_REMATCH[1]}" -ge 1 ] || die "nodes=N needs N ≥ 1"
+        echo "tc=inf nodes=${BASH_REMATCH[1]}"
+    else
+        [[ $1 =~ ^[0-9./+:]+$|^inf$ ]] || die "time control '$1' is neither cutechess's form (e.g. 10+0.1) nor nodes=N"
+        echo "tc=$1"
+    fi
 }
 
 find_cutechess() {
@@ -162,7 +176,7 @@ play_pair() { # pgn tc games engine_a engine_b
     fi
     echo "$(basename "$pgn" .pgn): playing $left games ($done_games already played)" >&2
     book=$(find_book)
-    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") -each tc="$tc" timemargin=0 \
+    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") -each $(tc_args "$tc") timemargin=0 \
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
         -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 20 |

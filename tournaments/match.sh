@@ -4,7 +4,7 @@
 # tournaments/work/, which git ignores).
 #
 # usage: tournaments/match.sh NAME TC GAMES ENGINE_A ENGINE_B [CONCURRENCY]
-#   TC       cutechess time control, e.g. 5+0.05
+#   TC       cutechess time control, e.g. 5+0.05, or nodes=N (fixed nodes a move)
 #   ENGINE   label=/path/to/uci-binary | commit:REV | net:FILE | stockfish@ELO |
 #            fairymax | sjeng | gnuchess | phalanx | toga2 | stockfish (Debian packages)
 # env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
@@ -21,6 +21,7 @@ if [ $# -lt 5 ]; then
 fi
 name=$1 tc=$2 games=$3
 check_name "$name"
+tc_args "$tc" >/dev/null
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] || die "GAMES must be a number ≥ 2, not '$games'"
 export CONCURRENCY=${6:-2}
 cutechess=$(find_cutechess)
@@ -35,7 +36,7 @@ pgn=$TOURNAMENTS/work/$name.pgn
 log=$TOURNAMENTS/work/$name.log
 if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
     rm -f "$pgn"
-    "$cutechess" -engine $spec_a -engine $spec_b -each tc="$tc" timemargin=0 \
+    "$cutechess" -engine $spec_a -engine $spec_b -each $(tc_args "$tc") timemargin=0 \
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
         -repeat -games 2 -rounds $((games / 2)) -concurrency "$CONCURRENCY" \
         -recover -pgnout "$pgn" -ratinginterval 20 | tee "$log"

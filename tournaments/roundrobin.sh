@@ -4,6 +4,7 @@
 # the first engine anchored at 0. Resumable per pair, like gauntlet.sh.
 #
 # usage: tournaments/roundrobin.sh NAME TC GAMES ENGINE ENGINE...
+#   TC  cutechess time control (e.g. 5+0.05) or nodes=N (fixed nodes a move)
 #   GAMES   games per pair (even)
 #   ENGINE  net:FILE | commit:REV | label=/path/to/uci-binary | stockfish@ELO | a Debian engine
 # env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT

@@ -3,6 +3,7 @@
 # cutechess-cli accepts H0 or H1 (or MAX_GAMES are played).
 #
 # usage: tournaments/sprt.sh NAME TC NEW BASE
+#   TC         cutechess time control (e.g. 10+0.1) or nodes=N (fixed nodes a move)
 #   NEW, BASE  commit:REV | net:FILE | label=/path/to/uci-binary
 #              e.g. commit:HEAD commit:HEAD~1, or net:runs/a/x.nnue net:nets/default.nnue
 # env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
@@ -20,6 +21,7 @@ fi
 args="$*"
 name=$1 tc=$2
 check_name "$name"
+tc_args "$tc" >/dev/null
 cutechess=$(find_cutechess)
 find_ordo >/dev/null
 book=$(find_book)
@@ -35,7 +37,7 @@ mkdir -p "$TOURNAMENTS/work" "$TOURNAMENTS/results"
 pgn=$TOURNAMENTS/work/$name.pgn
 log=$TOURNAMENTS/work/$name.log
 rm -f "$pgn"
-"$cutechess" -engine $spec_new -engine $spec_base -each tc="$tc" timemargin=0 \
+"$cutechess" -engine $spec_new -engine $spec_base -each $(tc_args "$tc") timemargin=0 \
     -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
     -repeat -games 2 -rounds $((max / 2)) -sprt $sprt \
     -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 50 | tee "$log"

@@ -7,6 +7,6 @@
 #![allow(clippy::default_constructed_unit_structs)]
 
 use super::{FeatureBlock, Pairwise, PieceBlock, Sum};
-use super::{all, d1, d2, h, ka, kp, mb, mc, ph, pm, pv, rk_h, rk_hv, rk_v, v};
+use super::{all, d1, d2, h, ka, kb, kp, mb, mc, ph, pm, pv, rk_h, rk_hv, rk_v, v};
 
 include!(concat!(env!("OUT_DIR"), "/features.rs"));

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use shakmaty::{Chess, Move, Position, Square};
 
-use super::{FeatureBlock, Perspective, moves_king_of, piece_changes, role_index};
+use super::{FeatureBlock, Perspective, king_to, moves_king_of, piece_changes, role_index};
 
 pub trait PieceFeature: Send + Sync + 'static {
     const NAME: &'static str;
@@ -16,6 +16,12 @@ pub trait PieceFeature: Send + Sync + 'static {
     /// `colour` (0 ours, 1 theirs) on oriented square `sq`, with our king on
     /// oriented square `king`; `None` if such a piece has no feature.
     fn index(sq: Square, role: usize, colour: usize, king: Square) -> Option<u32>;
+    /// For king-relative features: whether our king moving from `from` to
+    /// `to` (oriented squares) changes the indices of the other pieces, so
+    /// that the perspective is refreshed. By default every king move does.
+    fn king_move_refreshes(_from: Square, _to: Square) -> bool {
+        true
+    }
 }
 
 pub struct PieceBlock<F>(PhantomData<F>);
@@ -46,7 +52,7 @@ impl<F: PieceFeature> FeatureBlock for PieceBlock<F> {
     }
 
     fn needs_refresh(&self, pos: &Chess, m: Move, p: Perspective) -> bool {
-        F::KING_RELATIVE && moves_king_of(pos, m, p.0)
+        F::KING_RELATIVE && moves_king_of(pos, m, p.0) && F::king_move_refreshes(p.king(pos), p.square(king_to(pos, m)))
     }
 
     fn changes(

@@ -14,6 +14,7 @@ mod d1;
 mod d2;
 mod h;
 mod ka;
+mod kb;
 mod king_relative;
 mod kp;
 mod line;
@@ -107,6 +108,15 @@ pub fn piece_changes(pos: &Chess, m: Move) -> ArrayVec<PieceChange, 4> {
         Move::Put { role, to } => push(to, role, us, true),
     }
     changes
+}
+
+/// Where the king of the side to move stands after `m` (castling included),
+/// for a king move.
+pub fn king_to(pos: &Chess, m: Move) -> Square {
+    match m {
+        Move::Castle { king, rook } => CastlingSide::from_queen_side(rook < king).king_to(pos.turn()),
+        other => other.to(),
+    }
 }
 
 /// Whether `m` moves the king of `color`.

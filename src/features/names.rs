@@ -20,6 +20,10 @@ pub const BLOCKS: &[(&str, &str)] = &[
     ("mc", "mc::Mc"),
     ("kp", "PieceBlock<kp::Kp>"),
     ("ka", "PieceBlock<ka::Ka>"),
+    // King buckets with horizontal mirroring (layouts in kb.rs).
+    ("kb4", "PieceBlock<kb::Kb<kb::Four>>"),
+    ("kb8", "PieceBlock<kb::Kb<kb::Eight>>"),
+    ("kb16", "PieceBlock<kb::Kb<kb::Sixteen>>"),
     ("rk-h", "PieceBlock<rk_h::RkH>"),
     ("rk-v", "PieceBlock<rk_v::RkV>"),
     ("rk-hv", "PieceBlock<rk_hv::RkHv>"),

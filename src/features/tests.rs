@@ -38,6 +38,9 @@ fn sizes_match_the_thesis_table() {
         ("mc", 206),
         ("kp", 40960),
         ("ka", 49152),
+        ("kb4", 3072),
+        ("kb8", 6144),
+        ("kb16", 12288),
         ("rk-h", 1200),
         ("rk-v", 1200),
         ("rk-hv", 2250),
@@ -47,7 +50,7 @@ fn sizes_match_the_thesis_table() {
     for (expr, size) in expected {
         assert_eq!(set(expr).size(), size, "{expr}");
     }
-    assert_eq!(block_names().count(), 16);
+    assert_eq!(block_names().count(), 19);
 }
 
 #[test]
@@ -255,15 +258,55 @@ fn incremental_updates_equal_recomputation() {
 #[test]
 fn king_moves_refresh_king_relative_sets_only_for_that_side() {
     let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-    let m = p.legal_moves().into_iter().find(|m| m.role() == Role::King && !m.is_castle()).unwrap();
+    // e1–d1 crosses the middle: a refresh for the king-bucketed sets too.
+    let m = p.legal_moves().into_iter().find(|m| m.role() == Role::King && m.to() == Square::D1).unwrap();
     let mut after = p.clone();
     after.play_unchecked(m);
-    for name in ["kp", "ka", "rk-h", "rk-v", "rk-hv"] {
+    for name in ["kp", "ka", "rk-h", "rk-v", "rk-hv", "kb4", "kb8", "kb16"] {
         let fs = set(name);
         assert!(fs.update(&p, m, &after, Perspective(Color::White)).refresh, "{name}");
         assert!(!fs.update(&p, m, &after, Perspective(Color::Black)).refresh, "{name}");
     }
     assert!(!set("all").update(&p, m, &after, Perspective(Color::White)).refresh);
+}
+
+#[test]
+fn king_buckets_refresh_only_across_buckets_and_are_mirror_symmetric() {
+    // e1–f1 stays in kb4's bucket 1 on the mirrored side: incremental.
+    let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1");
+    let m = p.legal_moves().into_iter().find(|m| m.role() == Role::King && m.to() == Square::F1).unwrap();
+    let mut after = p.clone();
+    after.play_unchecked(m);
+    assert!(!set("kb4").update(&p, m, &after, Perspective(Color::White)).refresh);
+    assert!(set("kb8").update(&p, m, &after, Perspective(Color::White)).refresh, "kb8: bucket 3 → 2");
+    // Castling short moves the king e1 → g1: bucket 1 → 0 in kb4.
+    let castle = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    let short = castle.legal_moves().into_iter().find(|m| m.is_castle() && m.to() == Square::H1).unwrap();
+    let mut after = castle.clone();
+    after.play_unchecked(short);
+    assert!(set("kb4").update(&castle, short, &after, Perspective(Color::White)).refresh);
+
+    // A board flipped a↔h has the same features (no castling rights to flip).
+    let fens = [
+        "4k3/pp3ppp/2n5/3p4/3P4/2N5/PP3PPP/4K3 w - - 0 1",
+        "8/5k2/3p4/1p1Pp1P1/1P2P3/8/3K4/8 b - - 0 40",
+        "r4rk1/1b3ppp/p7/1p1Nq3/8/1B6/PPP2PPP/3RR1K1 w - - 0 20",
+    ];
+    for fen in fens {
+        let p = pos(fen);
+        let mut setup = p.to_setup(EnPassantMode::Legal);
+        setup.board.flip_horizontal();
+        let flipped = <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard).unwrap();
+        for name in ["kb4", "kb8", "kb16"] {
+            for color in Color::ALL {
+                assert_eq!(
+                    active(&set(name), &p, color),
+                    active(&set(name), &flipped, color),
+                    "{name} {fen} {color:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
