@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
+use tessera_datagen::filter::{Filter, FilterCounts};
 use tessera_datagen::label::{Budget, Labeller, SelfLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
@@ -29,12 +30,15 @@ enum MethodArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Appends every good record of the inputs to OUTPUT, in its format.
+    /// Appends every good record of the inputs that passes the filters to
+    /// OUTPUT, in its format.
     Convert {
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
         #[arg(long, short)]
         output: PathBuf,
+        #[command(flatten)]
+        filter: FilterArgs,
     },
     /// Samples one position per game (ply 20 or later) from PGN files (plain
     /// or zstd) and labels it with a search score; appends the kept ones to
@@ -112,11 +116,52 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Count, result balance, score histogram and pieces on board.
+    /// Count, result balance, score histogram and pieces on board (of the
+    /// records that pass the filters).
     Stats {
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
+        #[command(flatten)]
+        filter: FilterArgs,
     },
+}
+
+/// Filters applied while reading records (`convert`, `stats`), as the
+/// trainer applies them.
+#[derive(clap::Args, Debug)]
+struct FilterArgs {
+    /// Drop positions whose side to move is in check.
+    #[arg(long)]
+    skip_check: bool,
+    /// Drop positions whose side to move has a capture that wins material
+    /// by static exchange (SEE > 0).
+    #[arg(long)]
+    skip_capture: bool,
+    /// Drop positions whose |score| exceeds this many centipawns.
+    #[arg(long)]
+    max_score: Option<i32>,
+}
+
+impl FilterArgs {
+    fn filter(&self) -> Filter {
+        Filter { skip_check: self.skip_check, skip_winning_capture: self.skip_capture, max_score: self.max_score }
+    }
+}
+
+/// Reads `input`'s records, passing those `filter` keeps to `each`.
+fn read_filtered(
+    input: &Path,
+    filter: Filter,
+    counts: &mut FilterCounts,
+    mut each: impl FnMut(tessera_datagen::record::Record),
+) -> Result<ReadReport, String> {
+    read_records(input, |record| {
+        let verdict = filter.check(&record.pos, record.score as i32);
+        counts.count(verdict);
+        if verdict.is_ok() {
+            each(record);
+        }
+    })
 }
 
 /// How positions are labelled and which are kept (`pgn` and `fens`).
@@ -198,15 +243,16 @@ fn report(report: &ReadReport) {
 /// Runs a command; the outcome of the resumable ones (to report an interrupt).
 fn run(args: Args) -> Result<Outcome, String> {
     match args.command {
-        Command::Convert { inputs, output } => {
+        Command::Convert { inputs, output, filter } => {
             if inputs.iter().any(|i| i == &output) {
                 return Err("the output must not be one of the inputs".into());
             }
             let mut writer = RecordWriter::append(&output)?;
             let mut written = 0u64;
+            let mut counts = FilterCounts::default();
             for input in &inputs {
                 let mut failure = None;
-                let r = read_records(input, |record| {
+                let r = read_filtered(input, filter.filter(), &mut counts, |record| {
                     if failure.is_none() {
                         match writer.write(&record) {
                             Ok(()) => written += 1,
@@ -220,6 +266,9 @@ fn run(args: Args) -> Result<Outcome, String> {
                 report(&r);
             }
             writer.sync()?;
+            if filter.filter().is_active() {
+                println!("filters: {counts}");
+            }
             println!("wrote {written} records to {}", output.display());
         }
         Command::Pgn { inputs, output, seed, method: MethodArg::Pqr, .. } => {
@@ -323,10 +372,14 @@ fn run(args: Args) -> Result<Outcome, String> {
             writer.sync()?;
             println!("wrote {} shuffled records to {}", records.len(), output.display());
         }
-        Command::Stats { inputs } => {
+        Command::Stats { inputs, filter } => {
             let mut stats = Stats::default();
+            let mut counts = FilterCounts::default();
             for input in &inputs {
-                report(&read_records(input, |record| stats.add(&record))?);
+                report(&read_filtered(input, filter.filter(), &mut counts, |record| stats.add(&record))?);
+            }
+            if filter.filter().is_active() {
+                println!("filters: {counts}");
             }
             print!("{}", stats.table());
         }

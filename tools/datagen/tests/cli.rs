@@ -184,3 +184,34 @@ fn fen_lists_are_labelled_with_their_results() {
     assert!(!refused.status.success() && stderr.contains("broken.epd:2:"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn convert_and_stats_filter_and_count_what_they_drop() {
+    let dir = temp_dir("filters");
+    let p = |x: &Path| x.display().to_string();
+    let text = dir.join("mixed.txt");
+    std::fs::write(
+        &text,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 30 | 0.5\n\
+         4k3/8/8/8/8/8/8/4RK2 b - - 0 1 | 900 | 1.0\n\
+         4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1 | 300 | 1.0\n\
+         4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1 | 5000 | 1.0\n\
+         4k3/2p5/3p4/8/8/8/8/3RK3 w - - 0 1 | 100 | 0.5\n",
+    )
+    .unwrap();
+    let out = dir.join("quiet.txt");
+    let o = run(&["convert", &p(&text), "-o", &p(&out), "--skip-check", "--skip-capture", "--max-score", "3000"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("filters: 2 kept, 3 dropped (1 in check, 1 with a winning capture, 1 beyond the score bound)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("wrote 2 records"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+    let o = run(&["stats", &p(&text), "--skip-check"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("filters: 4 kept, 1 dropped (1 in check, 0 with"), "{stdout}");
+    // Without filters nothing is dropped and no filter line is printed.
+    let o = run(&["stats", &p(&text)]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("filters:"));
+}
