@@ -1,7 +1,9 @@
-//! Chooses the network to embed: `$TESSERA_NET`, else `nets/default.nnue`
-//! (one of them must exist: the network is the evaluation). The file
-//! is validated with the engine's own parser and embedded 64-byte aligned;
-//! its feature set and layer sizes become constants in `OUT_DIR/net.rs`.
+//! Chooses the network to embed: `$TESSERA_NET`, else `nets/default.nnue`,
+//! else `nets/default.nnue.zst` (one of them must exist: the network is the
+//! evaluation). A zstd-compressed net (large nets are committed that way) is
+//! decompressed into OUT_DIR first. The file is validated with the engine's
+//! own parser and embedded 64-byte aligned; its feature set and layer sizes
+//! become constants in `OUT_DIR/net.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,7 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=TESSERA_NET");
     println!("cargo:rerun-if-changed=nets/default.nnue");
+    println!("cargo:rerun-if-changed=nets/default.nnue.zst");
     println!("cargo:rerun-if-changed=src/nnue/format.rs");
     println!("cargo:rerun-if-changed=src/features/names.rs");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -30,11 +33,13 @@ fn main() {
             let p = PathBuf::from(p);
             Some(if p.is_absolute() { p } else { manifest.join(p) })
         }
-        _ => Some(manifest.join("nets/default.nnue")).filter(|p| p.exists()),
+        _ => ["nets/default.nnue", "nets/default.nnue.zst"].iter().map(|p| manifest.join(p)).find(|p| p.exists()),
     };
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("net.rs");
     let Some(path) = chosen else {
-        eprintln!("error: no network to embed: add nets/default.nnue or set TESSERA_NET to a .nnue file");
+        eprintln!(
+            "error: no network to embed: add nets/default.nnue (or .nnue.zst) or set TESSERA_NET to a .nnue file"
+        );
         std::process::exit(1);
     };
     let code = embed(&path);
@@ -65,7 +70,16 @@ fn features_code(expression: &str) -> String {
 /// The generated constants for the net at `path`, and its feature set.
 fn embed(path: &Path) -> (String, String) {
     println!("cargo:rerun-if-changed={}", path.display());
-    let bytes = std::fs::read(path).unwrap_or_else(|e| fail(path, &format!("cannot read it: {e}")));
+    let mut bytes = std::fs::read(path).unwrap_or_else(|e| fail(path, &format!("cannot read it: {e}")));
+    // A compressed net: embed its decompressed bytes (the hash, the
+    // validation and `--version` are those of the net itself).
+    let mut embedded = path.to_path_buf();
+    if bytes.starts_with(format::ZSTD_MAGIC) {
+        bytes = zstd::decode_all(&bytes[..]).unwrap_or_else(|e| fail(path, &format!("cannot decompress it: {e}")));
+        embedded = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("embedded.nnue");
+        std::fs::write(&embedded, &bytes)
+            .unwrap_or_else(|e| fail(path, &format!("cannot write {}: {e}", embedded.display())));
+    }
     let file = format::NetFile::parse(&bytes).unwrap_or_else(|e| fail(path, &e.to_string()));
     for block in file.features.split('+') {
         if names::block_type(block.trim()).is_none() {
@@ -98,7 +112,7 @@ fn embed(path: &Path) -> (String, String) {
         2 * s.ft,
         s.hidden,
         s.hidden2,
-        path = path.display().to_string(),
+        path = embedded.display().to_string(),
         features = file.features,
     );
     (code, names::normalize(&file.features))

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// The first bytes of a zstd frame.
+pub const ZSTD_MAGIC: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD];
+
 pub const MAGIC: &[u8; 4] = b"TSNN";
 pub const VERSION: u32 = 1;
 
@@ -66,10 +69,19 @@ pub struct NetFile {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormatError {
-    Truncated { needed: usize, at: usize, len: usize },
+    Truncated {
+        needed: usize,
+        at: usize,
+        len: usize,
+    },
     BadMagic,
+    /// The bytes are a zstd frame: a compressed net (`nets/*.nnue.zst`).
+    Compressed,
     BadVersion(u32),
-    BadChecksum { stored: u64, computed: u64 },
+    BadChecksum {
+        stored: u64,
+        computed: u64,
+    },
     TrailingBytes(usize),
     Invalid(String),
 }
@@ -81,6 +93,9 @@ impl fmt::Display for FormatError {
                 write!(f, "truncated net file: needs {needed} more bytes at offset {at}, file has {len}")
             }
             FormatError::BadMagic => write!(f, "not a Tessera net file (wrong magic)"),
+            FormatError::Compressed => {
+                write!(f, "a zstd-compressed net: decompress it first (zstd -d FILE) or embed it with TESSERA_NET")
+            }
             FormatError::BadVersion(v) => write!(f, "unsupported net file version {v} (this build reads {VERSION})"),
             FormatError::BadChecksum { stored, computed } => {
                 write!(f, "corrupt net file: checksum {computed:016x} does not match stored {stored:016x}")
@@ -158,7 +173,11 @@ const MAX_LAYER: usize = 1 << 20;
 impl NetFile {
     pub fn parse(bytes: &[u8]) -> Result<NetFile, FormatError> {
         let mut c = Cursor { bytes, at: 0 };
-        if c.take(4).map_err(|_| FormatError::BadMagic)? != MAGIC {
+        let magic = c.take(4).map_err(|_| FormatError::BadMagic)?;
+        if magic == ZSTD_MAGIC {
+            return Err(FormatError::Compressed);
+        }
+        if magic != MAGIC {
             return Err(FormatError::BadMagic);
         }
         let version = c.u32()?;

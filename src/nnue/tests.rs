@@ -58,6 +58,11 @@ fn damaged_files_are_refused_with_the_cause() {
     let mut file = NetFile::parse(&bytes).unwrap();
     file.shape.inputs += 1;
     assert!(matches!(NetFile::parse(&file.to_bytes()), Err(FormatError::Truncated { .. })));
+    // A compressed net is named as such, with what to do.
+    let mut packed = vec![0x28, 0xB5, 0x2F, 0xFD];
+    packed.extend_from_slice(&bytes[4..64]);
+    assert_eq!(NetFile::parse(&packed), Err(FormatError::Compressed));
+    assert!(FormatError::Compressed.to_string().contains("zstd -d"));
     for e in [FormatError::BadMagic, FormatError::BadVersion(2)] {
         assert!(!e.to_string().is_empty());
     }

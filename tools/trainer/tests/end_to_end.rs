@@ -79,16 +79,20 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
             .collect::<Vec<_>>(),
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("{positions} samples (0 rejected)")), "{text}");
+    assert!(text.contains(&format!("{positions} lines, 0 rejected")), "{text}");
     let net_path = runs.join("all_32x2-8-1.nnue");
     let net = Network::from_bytes(&std::fs::read(&net_path).unwrap()).unwrap();
 
-    // 3. An engine with that net embedded: its evaluation is the net's, and it plays.
+    // 3. An engine with that net embedded, given zstd-compressed as large
+    // committed nets are: its evaluation is the net's, its version names the
+    // uncompressed net's hash, and it plays.
+    let packed = dir.join("all_32x2-8-1.nnue.zst");
+    std::fs::write(&packed, zstd::encode_all(&std::fs::read(&net_path).unwrap()[..], 19).unwrap()).unwrap();
     let engine = dir.join("tessera");
     let make = Command::new("make")
         .args(["--no-print-directory", "-s"])
         .arg(format!("EXE={}", engine.display()))
-        .arg(format!("EVALFILE={}", net_path.display()))
+        .arg(format!("EVALFILE={}", packed.display()))
         .current_dir(root())
         .env("CARGO_TARGET_DIR", root().join("target/tessera-net-test"))
         // Quick to build: the test checks what is embedded, not speed.
@@ -104,6 +108,8 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
     assert!(pos.turn().is_white());
     let expected = net.evaluate_position(&pos);
     assert!(eval.starts_with(&format!("{expected} cp (side to move: white; net all")), "{eval}");
+    let version = String::from_utf8(run(&engine, &["--version"]).stdout).unwrap();
+    assert!(version.contains(&format!("net {} (all 32x2-8-1)", net.hash)), "{version}");
     let bench = String::from_utf8(run(&engine, &["bench", "3"]).stdout).unwrap();
     let last = bench.lines().last().unwrap_or_default();
     let words: Vec<&str> = last.split_whitespace().collect();
