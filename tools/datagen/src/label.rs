@@ -3,9 +3,7 @@
 //! engine run as a child process (e.g. Debian's stockfish at depth 9, as in
 //! the thesis).
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use shakmaty::fen::Fen;
@@ -15,6 +13,8 @@ use tessera::board::Board;
 use tessera::search::limits::Limits;
 use tessera::search::time::TimeManager;
 use tessera::search::{Search, SearchOptions, SearchResult, SharedState};
+
+use crate::uci::{Score, UciEngine};
 
 /// How far each position is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,95 +75,32 @@ impl Labeller for SelfLabeller {
 
 /// Any UCI engine, driven over its standard input and output.
 pub struct UciLabeller {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
+    engine: UciEngine,
     budget: Budget,
-    name: String,
 }
 
 impl UciLabeller {
     pub fn start(engine: &PathBuf, budget: Budget) -> Result<UciLabeller, String> {
-        let name = engine.display().to_string();
-        let mut command = Command::new(engine);
-        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-        // Its own process group, so that a Ctrl-C meant for us does not kill
-        // the engine in the middle of the chunk we are finishing.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command.spawn().map_err(|e| format!("cannot start {name}: {e}"))?;
-        let input = child.stdin.take().expect("piped");
-        let output = BufReader::new(child.stdout.take().expect("piped"));
-        let mut labeller = UciLabeller { child, input, output, budget, name };
-        labeller.send("uci")?;
-        labeller.wait_for("uciok")?;
-        labeller.send("isready")?;
-        labeller.wait_for("readyok")?;
-        Ok(labeller)
-    }
-
-    fn send(&mut self, line: &str) -> Result<(), String> {
-        writeln!(self.input, "{line}").and_then(|_| self.input.flush()).map_err(|e| format!("{}: {e}", self.name))
-    }
-
-    fn read_line(&mut self) -> Result<String, String> {
-        let mut line = String::new();
-        match self.output.read_line(&mut line) {
-            Ok(0) => Err(format!("{} exited", self.name)),
-            Ok(_) => Ok(line),
-            Err(e) => Err(format!("{}: {e}", self.name)),
-        }
-    }
-
-    fn wait_for(&mut self, token: &str) -> Result<(), String> {
-        loop {
-            if self.read_line()?.trim() == token {
-                return Ok(());
-            }
-        }
+        Ok(UciLabeller { engine: UciEngine::start(engine, &[])?, budget })
     }
 }
 
 impl Labeller for UciLabeller {
     fn label(&mut self, pos: &Chess) -> Result<Label, String> {
         let fen = Fen::from_position(pos, EnPassantMode::Legal);
-        self.send("ucinewgame")?;
-        self.send(&format!("position fen {fen}"))?;
-        self.send(&match self.budget {
-            Budget::Depth(d) => format!("go depth {d}"),
-            Budget::Nodes(n) => format!("go nodes {n}"),
-        })?;
-        let mut score = None;
-        loop {
-            let line = self.read_line()?;
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.first() {
-                Some(&"info") => {
-                    if let Some(at) = words.iter().position(|w| *w == "score") {
-                        // Bounds from a failed aspiration window are not scores.
-                        let bound = words.get(at + 3).is_some_and(|w| *w == "lowerbound" || *w == "upperbound");
-                        match (words.get(at + 1), words.get(at + 2).and_then(|v| v.parse::<i32>().ok())) {
-                            (Some(&"cp"), Some(cp)) if !bound => score = Some(Some(cp)),
-                            (Some(&"mate"), Some(_)) if !bound => score = Some(None),
-                            _ => {}
-                        }
-                    }
-                }
-                Some(&"bestmove") => {
-                    let best = words.get(1).and_then(|m| m.parse::<UciMove>().ok()).and_then(|m| m.to_move(pos).ok());
-                    let score = score.ok_or_else(|| format!("{} gave no score for {fen}", self.name))?;
-                    return Ok(Label { score, best });
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-impl Drop for UciLabeller {
-    fn drop(&mut self) {
-        let _ = self.send("quit");
-        let _ = self.child.wait();
+        self.engine.send("ucinewgame")?;
+        let go = match self.budget {
+            Budget::Depth(d) => format!("depth {d}"),
+            Budget::Nodes(n) => format!("nodes {n}"),
+        };
+        let report = self.engine.search(&format!("fen {fen}"), &go)?;
+        let score = match report.score() {
+            Some(Score::Cp(cp)) => Some(cp),
+            Some(Score::Mate(_)) => None,
+            None => return Err(format!("{} gave no score for {fen}", self.engine.name)),
+        };
+        let best = report.best.and_then(|m| m.parse::<UciMove>().ok()).and_then(|m| m.to_move(pos).ok());
+        Ok(Label { score, best })
     }
 }
 

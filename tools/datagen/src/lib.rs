@@ -12,3 +12,5 @@ pub mod rng;
 pub mod selfplay;
 pub mod stats;
 pub mod store;
+pub mod uci;
+pub mod uci_selfplay;

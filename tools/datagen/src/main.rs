@@ -11,6 +11,7 @@ use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
 use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
+use tessera_datagen::uci_selfplay::{Players, UciSelfPlayConfig, load_book, play_game as uci_play_game};
 
 /// Training data tools. Files ending in `.bin` hold 32-byte binary records
 /// (checksummed); other files hold text lines `<FEN> | <cp, white's view> |
@@ -81,9 +82,10 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Self-play games with Tessera's own search from random openings; the
-    /// quiet positions of each game with the search score and the result.
-    /// Rerun the same command after a kill to go on.
+    /// Self-play games; the quiet positions of each game with the search
+    /// score and the result. With Tessera's own search (in-process) from
+    /// random openings, or with --engine, between two instances of any UCI
+    /// engine from --book openings. Rerun the same command after a kill to go on.
     Selfplay {
         #[arg(long, short)]
         output: PathBuf,
@@ -92,13 +94,15 @@ enum Command {
         /// Nodes per move.
         #[arg(long, default_value_t = 5000)]
         nodes: u64,
-        /// Openings scored beyond this (cp) are drawn again.
+        /// Openings scored beyond this (cp) are drawn again (own search only).
         #[arg(long, default_value_t = 300)]
         max_opening_score: i32,
         #[arg(long, default_value_t = 1)]
         jobs: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        #[command(flatten)]
+        uci: UciPlayArgs,
     },
     /// Writes an EPD opening book: random openings whose search score
     /// (at --nodes) is within --max-eval.
@@ -124,6 +128,58 @@ enum Command {
         #[command(flatten)]
         filter: FilterArgs,
     },
+}
+
+/// Self-play between UCI engines (`selfplay --engine`).
+#[derive(clap::Args, Debug)]
+struct UciPlayArgs {
+    /// A UCI engine to play both sides (two instances), e.g. /usr/games/stockfish.
+    #[arg(long)]
+    engine: Option<PathBuf>,
+    /// An option for the engine, `NAME=VALUE` (repeatable), e.g. `Hash=16`
+    /// or `UCI_LimitStrength=true`.
+    #[arg(long = "engine-option", requires = "engine")]
+    engine_options: Vec<String>,
+    /// Opening book, EPD or PGN (plain or zstd): each game starts from a
+    /// random entry. Default: the start position.
+    #[arg(long, requires = "engine")]
+    book: Option<PathBuf>,
+    /// Random legal plies after the book line.
+    #[arg(long, default_value_t = 0, requires = "engine")]
+    random_plies: usize,
+    /// Chance that a move is a random legal one instead of the engine's.
+    #[arg(long, default_value_t = 0.0, requires = "engine")]
+    random_move_prob: f64,
+    /// Draw each move among this many MultiPV lines (within --multipv-margin).
+    #[arg(long, default_value_t = 1, requires = "engine")]
+    multipv_pick: usize,
+    /// Lines scored more than this many cp below the best are not drawn.
+    #[arg(long, default_value_t = 50, requires = "engine")]
+    multipv_margin: i32,
+    /// A UCI engine that re-scores every kept position (e.g. stockfish when
+    /// the players are strength-limited).
+    #[arg(long, requires = "engine")]
+    label_engine: Option<PathBuf>,
+    /// The label engine's nodes per position.
+    #[arg(long, default_value_t = 5000, requires = "label_engine")]
+    label_nodes: u64,
+    /// Keep one random position per game (the thesis's sampling).
+    #[arg(long, requires = "engine")]
+    one_per_game: bool,
+}
+
+impl UciPlayArgs {
+    fn options(&self) -> Result<Vec<(String, String)>, String> {
+        self.engine_options
+            .iter()
+            .map(|o| {
+                o.split_once('=')
+                    .filter(|(k, _)| !k.trim().is_empty())
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                    .ok_or_else(|| format!("--engine-option '{o}': expected NAME=VALUE"))
+            })
+            .collect()
+    }
 }
 
 /// Filters applied while reading records (`convert`, `stats`), as the
@@ -313,9 +369,44 @@ fn run(args: Args) -> Result<Outcome, String> {
             }
             return label(&positions, &output, &labelling);
         }
-        Command::Selfplay { output, games, nodes, max_opening_score, jobs, seed } => {
+        Command::Selfplay { output, games, nodes, max_opening_score, jobs, seed, uci } => {
             if jobs == 0 || nodes == 0 {
                 return Err("--jobs and --nodes must be positive".into());
+            }
+            if let Some(engine) = &uci.engine {
+                if !(0.0..=1.0).contains(&uci.random_move_prob) {
+                    return Err("--random-move-prob must be between 0 and 1".into());
+                }
+                if uci.multipv_pick == 0 || uci.label_nodes == 0 {
+                    return Err("--multipv-pick and --label-nodes must be positive".into());
+                }
+                let options = uci.options()?;
+                let book = match &uci.book {
+                    Some(path) => load_book(path)?,
+                    None => Vec::new(),
+                };
+                let config = UciSelfPlayConfig {
+                    game: SelfPlayConfig { nodes, ..SelfPlayConfig::default() },
+                    random_plies: uci.random_plies,
+                    random_move_prob: uci.random_move_prob,
+                    multipv_pick: uci.multipv_pick,
+                    multipv_margin: uci.multipv_margin,
+                    one_per_game: uci.one_per_game,
+                };
+                let label = uci.label_engine.as_deref().map(|p| (p, uci.label_nodes));
+                let mut players = (0..jobs)
+                    .map(|_| Players::start(engine, &options, uci.multipv_pick, label))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let outcome = produce_into(games, &mut players, &output, 1, |players, i| {
+                    uci_play_game(seed, i as u64, &config, &book, players)
+                })?;
+                println!(
+                    "{} games played now, {} positions written to {}",
+                    outcome.labelled,
+                    outcome.written,
+                    output.display()
+                );
+                return Ok(outcome);
             }
             let config = SelfPlayConfig { nodes, max_opening_score, ..SelfPlayConfig::default() };
             let mut searches: Vec<tessera::search::Search> =

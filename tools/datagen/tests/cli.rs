@@ -215,3 +215,120 @@ fn convert_and_stats_filter_and_count_what_they_drop() {
     let o = run(&["stats", &p(&text)]);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("filters:"));
 }
+
+/// The UCI engines the `selfplay --engine` tests can use: Tessera's release
+/// binary (built by `make test` first) and Debian's stockfish if installed.
+fn uci_engines() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut engines = Vec::new();
+    let tessera = root.join("target/release/tessera");
+    if tessera.exists() {
+        engines.push(tessera.display().to_string());
+    } else {
+        eprintln!("skipping tessera: build it with `cargo build --release` first");
+    }
+    match ["/usr/games/stockfish", "/usr/bin/stockfish"].into_iter().find(|p| Path::new(p).exists()) {
+        Some(sf) => engines.push(sf.to_string()),
+        None => eprintln!("skipping stockfish: not installed"),
+    }
+    engines
+}
+
+#[test]
+fn uci_selfplay_is_reproducible_resumable_and_refuses_bad_engines() {
+    let dir = temp_dir("uci-selfplay");
+    let book = dir.join("book.epd");
+    std::fs::write(&book, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\nrnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -\n").unwrap();
+    for (n, engine) in uci_engines().into_iter().enumerate() {
+        let args = |out: &Path| {
+            let mut a: Vec<String> = ["selfplay", "-o"].map(String::from).to_vec();
+            a.push(out.display().to_string());
+            a.extend(["--engine", &engine, "--engine-option", "Hash=8", "--book"].map(String::from));
+            a.push(book.display().to_string());
+            a.extend(
+                ["--games", "4", "--nodes", "300", "--jobs", "2", "--seed", "5", "--random-plies", "2"]
+                    .map(String::from),
+            );
+            a.extend(["--random-move-prob", "0.05", "--multipv-pick", "2"].map(String::from));
+            a
+        };
+        let whole = dir.join(format!("whole-{n}.bin"));
+        let text = String::from_utf8(run(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>()).stdout).unwrap();
+        assert!(text.contains("4 games played now"), "{engine}: {text}");
+        let expected = records(&whole);
+        assert!(expected.len() > 10, "{engine}: {} positions", expected.len());
+        for line in &expected {
+            let fen = line.split('|').next().unwrap();
+            let pos: shakmaty::Chess = fen
+                .trim()
+                .parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(shakmaty::CastlingMode::Standard)
+                .unwrap();
+            assert!(!shakmaty::Position::is_check(&pos), "{engine}: a position in check was kept: {line}");
+        }
+        // The same seed gives the same games (one search thread, a new game
+        // for each): killed after its first chunk and rerun, the same output.
+        let resumed = dir.join(format!("resumed-{n}.bin"));
+        let mut child = Command::new(DATAGEN).args(args(&resumed)).stderr(std::process::Stdio::null()).spawn().unwrap();
+        let progress = dir.join(format!("resumed-{n}.bin.progress"));
+        let start = Instant::now();
+        while !progress.exists() && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        run(&args(&resumed).iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(records(&resumed), expected, "{engine}");
+    }
+
+    // A missing engine, and one that dies when asked to search: a clear
+    // error, no records beyond what the progress file names.
+    let missing = Command::new(DATAGEN)
+        .args(["selfplay", "-o", &dir.join("m.bin").display().to_string(), "--engine", "/nonexistent/engine"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start /nonexistent/engine"));
+    let crashing = dir.join("crashing.sh");
+    std::fs::write(
+        &crashing,
+        "#!/bin/sh\nwhile read line; do case \"$line\" in uci) echo uciok;; isready) echo readyok;; go*) exit 3;; esac; done\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod").args(["+x", &crashing.display().to_string()]).status().unwrap();
+    let out = dir.join("c.bin");
+    let crashed = Command::new(DATAGEN)
+        .args([
+            "selfplay",
+            "-o",
+            &out.display().to_string(),
+            "--engine",
+            &crashing.display().to_string(),
+            "--games",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!crashed.status.success());
+    assert!(
+        String::from_utf8_lossy(&crashed.stderr).contains("exited"),
+        "{}",
+        String::from_utf8_lossy(&crashed.stderr)
+    );
+    assert!(records(&out).is_empty());
+    let bad_option = Command::new(DATAGEN)
+        .args([
+            "selfplay",
+            "-o",
+            &out.display().to_string(),
+            "--engine",
+            &crashing.display().to_string(),
+            "--engine-option",
+            "novalue",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad_option.stderr).contains("expected NAME=VALUE"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
