@@ -24,6 +24,9 @@ pub struct GoParams {
     pub infinite: bool,
     pub ponder: bool,
     pub searchmoves: Vec<String>,
+    /// Values that were out of range and were clamped, one message each
+    /// (the engine reports them and searches anyway: a GUI waits for the move).
+    pub clamped: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,9 +116,34 @@ fn parse_position(rest: &[&str]) -> Result<Command, String> {
     Ok(Command::Position { start, moves })
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: Option<&&str>) -> Result<T, String> {
+/// Times beyond this (ms, about 35 years) are clamped: no arithmetic on
+/// them can overflow.
+const MAX_TIME_MS: i64 = 1 << 40;
+
+/// An integer within `min..=max`: a value outside (however many digits it
+/// has) is clamped to the nearer bound and a note is added to `clamped`;
+/// text that is not an integer is an error.
+fn clamped<T: TryFrom<i128> + Into<i128> + Copy>(
+    key: &str,
+    value: Option<&&str>,
+    min: T,
+    max: T,
+    clamped: &mut Vec<String>,
+) -> Result<T, String> {
     let text = value.ok_or_else(|| format!("go {key} needs a value"))?;
-    text.parse().map_err(|_| format!("go {key}: '{text}' is not a valid number"))
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("go {key}: '{text}' is not a valid number"));
+    }
+    let negative = text.starts_with('-');
+    // More digits than i128 holds: beyond any bound, on its side.
+    let wide: i128 = text.parse().unwrap_or(if negative { i128::MIN } else { i128::MAX });
+    let (lo, hi) = (min.into(), max.into());
+    let value = wide.clamp(lo, hi);
+    if value != wide {
+        clamped.push(format!("go {key} {text} is out of range; using {value}"));
+    }
+    Ok(T::try_from(value).unwrap_or(if value == lo { min } else { max }))
 }
 
 fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
@@ -126,15 +154,15 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
         let value = rest.get(i + 1);
         let mut used = 2;
         match key {
-            "wtime" => go.wtime = Some(number(key, value)?),
-            "btime" => go.btime = Some(number(key, value)?),
-            "winc" => go.winc = Some(number(key, value)?),
-            "binc" => go.binc = Some(number(key, value)?),
-            "movestogo" => go.movestogo = Some(number(key, value)?),
-            "depth" => go.depth = Some(number(key, value)?),
-            "nodes" => go.nodes = Some(number(key, value)?),
-            "mate" => go.mate = Some(number(key, value)?),
-            "movetime" => go.movetime = Some(number(key, value)?),
+            "wtime" => go.wtime = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
+            "btime" => go.btime = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
+            "winc" => go.winc = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
+            "binc" => go.binc = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
+            "movestogo" => go.movestogo = Some(clamped(key, value, 1, u32::MAX, &mut go.clamped)?),
+            "depth" => go.depth = Some(clamped(key, value, 1, i32::MAX, &mut go.clamped)?),
+            "nodes" => go.nodes = Some(clamped(key, value, 1, u64::MAX, &mut go.clamped)?),
+            "mate" => go.mate = Some(clamped(key, value, 1, i32::MAX, &mut go.clamped)?),
+            "movetime" => go.movetime = Some(clamped(key, value, 0, MAX_TIME_MS as u64, &mut go.clamped)?),
             "infinite" => {
                 go.infinite = true;
                 used = 1;
@@ -156,21 +184,31 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
         }
         i += used;
     }
-    if go.depth.is_some_and(|d| d < 1) {
-        return Err("go depth must be at least 1".to_string());
-    }
-    if go.mate.is_some_and(|m| m < 1) {
-        return Err("go mate must be at least 1".to_string());
-    }
-    if go.movestogo == Some(0) {
-        return Err("go movestogo must be at least 1".to_string());
-    }
     Ok(go)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_range_go_values_are_clamped_and_noted() {
+        let go = |line: &str| match parse(line) {
+            Ok(Some(Command::Go(go))) => go,
+            other => panic!("{line}: {other:?}"),
+        };
+        let g = go("go movestogo 0 depth -3 mate 0 nodes 0");
+        assert_eq!((g.movestogo, g.depth, g.mate, g.nodes), (Some(1), Some(1), Some(1), Some(1)));
+        assert_eq!(g.clamped.len(), 4);
+        assert!(g.clamped[0].contains("go movestogo 0 is out of range; using 1"), "{:?}", g.clamped);
+        let g = go("go wtime 99999999999999999999 btime -500 winc 99999999999999999999999999999999999999999999");
+        assert_eq!((g.wtime, g.btime, g.winc), (Some(MAX_TIME_MS), Some(0), Some(MAX_TIME_MS)));
+        assert_eq!(g.clamped.len(), 3);
+        let g = go("go wtime 1000 btime 900 movestogo 40");
+        assert!(g.clamped.is_empty());
+        assert!(parse("go wtime --5").unwrap_err().contains("not a valid number"));
+        assert!(parse("go nodes -").unwrap_err().contains("not a valid number"));
+    }
 
     #[test]
     fn well_formed_commands() {
@@ -199,7 +237,7 @@ mod tests {
         assert!(parse("go depth").unwrap_err().contains("needs a value"));
         assert!(parse("go depth x").unwrap_err().contains("'x'"));
         assert!(parse("go wtime -").unwrap_err().contains("'-'"));
-        assert!(parse("go depth 0").unwrap_err().contains("at least 1"));
+        assert!(parse("go depth 1.5").unwrap_err().contains("not a valid number"));
         assert!(parse("go sideways").unwrap_err().contains("sideways"));
         assert!(parse("position").unwrap_err().contains("startpos"));
         assert!(parse("position fen").unwrap_err().contains("needs a FEN"));

@@ -227,6 +227,9 @@ impl Engine {
         if !self.ensure_idle("go") {
             return;
         }
+        for note in &params.clamped {
+            send(&format!("info string warning: {note}"));
+        }
         let start = Instant::now();
         let mut searchmoves = Vec::new();
         for text in &params.searchmoves {

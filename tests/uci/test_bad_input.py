@@ -18,7 +18,6 @@ CASES = [
     ("setoption name Threads value many", "integer"),
     ("setoption name Ponder value perhaps", "true or false"),
     ("setoption Hash 32", "name"),
-    ("go depth -3", "at least 1"),
     ("go wtime abc", "not a valid number"),
     ("go sideways", "unknown go parameter"),
     ("go searchmoves e2e5", "illegal"),
@@ -37,6 +36,26 @@ def test_bad_line_reports_and_keeps_state(session, line, message):
     # Still alive, still in the old position: the reply is a black move after 1.e4.
     session.send("go depth 3")
     _, best = session.expect(lambda l: l.startswith("bestmove"))
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
+
+
+@pytest.mark.parametrize(
+    "line,note",
+    [
+        ("go movestogo 0 wtime 1000 btime 1000", "go movestogo 0 is out of range; using 1"),
+        ("go wtime 99999999999999999999 btime 99999999999999999999 depth 4", "go wtime 99999999999999999999 is out of range"),
+        ("go depth -3", "go depth -3 is out of range; using 1"),
+        ("go wtime -100 btime -100", "go wtime -100 is out of range; using 0"),
+        ("go nodes 0", "go nodes 0 is out of range; using 1"),
+    ],
+)
+def test_out_of_range_go_values_are_clamped_and_a_move_follows(session, line, note):
+    session.send("position startpos moves e2e4")
+    session.send(line)
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert any(l == f"info string warning: {note}" or l.startswith(f"info string warning: {note}") for l in session.transcript), session.transcript
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
