@@ -347,6 +347,63 @@ pub fn run_stdio() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Lines made of UCI words, numbers and junk: closer to what breaks a
+    /// parser than uniformly random text.
+    fn uci_words() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            Just("position".to_string()),
+            Just("startpos".to_string()),
+            Just("fen".to_string()),
+            Just("moves".to_string()),
+            Just("setoption".to_string()),
+            Just("name".to_string()),
+            Just("value".to_string()),
+            Just("Hash".to_string()),
+            Just("Threads".to_string()),
+            Just("MultiPV".to_string()),
+            Just("e2e4".to_string()),
+            Just("e7e5".to_string()),
+            Just("8/8/8/8/8/8/8/8".to_string()),
+            Just("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR".to_string()),
+            Just("w".to_string()),
+            Just("KQkq".to_string()),
+            Just("-".to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            "[a-h][1-8][a-h][1-8][qrbn]?",
+            "\\PC{0,12}",
+        ];
+        prop::collection::vec(word, 0..14).prop_map(|w| w.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// Any text: the parser answers, it never panics.
+        #[test]
+        fn any_line_parses_or_is_refused(line in "\\PC{0,200}") {
+            let _ = command::parse(&line);
+        }
+
+        /// `position` and `setoption` lines built from UCI words: handled
+        /// without a panic; a refused line leaves the position as it was.
+        #[test]
+        fn refused_lines_keep_the_state(line in uci_words()) {
+            let mut engine = Engine::default();
+            engine.handle_line("position startpos moves e2e4");
+            let before = engine.board.fen();
+            let line = if line.starts_with("setoption") || line.starts_with("position") { line } else { format!("position {line}") };
+            engine.handle_line(&line);
+            let after = engine.board.fen();
+            // Either the line set a new position, or the old one stands.
+            if after != before {
+                prop_assert!(line.starts_with("position"));
+            }
+            // The engine still works: a legal position and a quick search.
+            prop_assert!(Board::from_fen(&after, false).is_ok() || Board::from_fen(&after, true).is_ok());
+        }
+    }
 
     #[test]
     fn a_failed_search_still_answers_with_a_legal_move() {
