@@ -81,17 +81,29 @@ pub fn run(depth: i32, progress: impl FnMut(usize, &str, u64)) -> BenchReport {
 }
 
 /// The bench with another network (or the same one on other kernels).
-pub fn run_with(network: Arc<Network>, depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchReport {
+pub fn run_with(network: Arc<Network>, depth: i32, progress: impl FnMut(usize, &str, u64)) -> BenchReport {
+    run_threads(network, depth, 1, progress)
+}
+
+/// The bench on `threads` search threads (Lazy SMP): a speed measurement
+/// only, since the node count of several threads varies from run to run.
+pub fn run_threads(
+    network: Arc<Network>,
+    depth: i32,
+    threads: usize,
+    mut progress: impl FnMut(usize, &str, u64),
+) -> BenchReport {
+    let threads = threads.max(1);
     let mut search = Search::new(BENCH_HASH_MB);
     search.network = network;
-    let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
+    let options = SearchOptions { threads, multipv: 1, show_wdl: false };
     let limits = Limits { depth: Some(depth), ..Limits::default() };
     let start = Instant::now();
     let mut nodes = 0;
     for (i, fen) in POSITIONS.iter().enumerate() {
         let board = Board::from_fen(fen, false).expect("bench positions are valid");
         let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
-        let shared = SharedState::new(1, &limits, time);
+        let shared = SharedState::new(threads, &limits, time);
         let result = search.run(&board, &limits, options, &shared, &|_: &str| {});
         nodes += result.nodes;
         progress(i, fen, result.nodes);

@@ -18,6 +18,10 @@ enum Cmd {
         /// Search depth for every position.
         #[arg(default_value_t = tessera::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
         depth: i32,
+        /// Search threads (Lazy SMP); with more than one the node count varies
+        /// between runs: a speed figure, not a signature.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
     },
     /// Count the leaf nodes of the legal move tree.
     Perft {
@@ -53,8 +57,9 @@ fn main() -> ExitCode {
             tessera::uci::run_stdio();
             ExitCode::SUCCESS
         }
-        Some(Cmd::Bench { depth }) => {
-            let report = tessera::bench::run(depth, |i, fen, nodes| {
+        Some(Cmd::Bench { depth, threads }) => {
+            let network = tessera::nnue::embedded::default_network();
+            let report = tessera::bench::run_threads(network, depth, threads as usize, |i, fen, nodes| {
                 eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
             });
             println!("{} nodes {} nps", report.nodes, report.nps);
