@@ -59,13 +59,21 @@ pub struct Args {
     /// it, --validation-permille of the training positions are held out.
     #[arg(long = "validation", num_args = 1..)]
     pub validation: Vec<sources::SourceSpec>,
-    /// Skip training positions whose side to move is in check.
-    #[arg(long)]
+    /// Skip training positions whose side to move is in check (the default;
+    /// the flag is accepted for explicit commands).
+    #[arg(long, overrides_with = "keep_check")]
     pub skip_check: bool,
-    /// Skip training positions whose side to move has a capture that wins
-    /// material by static exchange (SEE > 0).
+    /// Train on positions in check too.
     #[arg(long)]
+    pub keep_check: bool,
+    /// Skip training positions whose side to move has a capture that wins
+    /// material by static exchange (SEE > 0) (the default; the flag is
+    /// accepted for explicit commands).
+    #[arg(long, overrides_with = "keep_captures")]
     pub skip_capture: bool,
+    /// Train on positions with a winning capture too.
+    #[arg(long)]
+    pub keep_captures: bool,
     /// Skip training positions whose |score| is above this (centipawns).
     #[arg(long)]
     pub max_score: Option<i32>,

@@ -229,7 +229,7 @@ fn filters_mixing_deduplication_and_held_out_files() {
     assert!(line.contains("2 lines") && line.ends_with("→ 1 used"), "{line}");
     assert!(text.contains("5 training samples, 1 validation samples in 1 set(s)"), "{text}");
 
-    // Without filters every position counts; a cap keeps at most that many
+    // With the filters turned off every position counts; a cap keeps at most that many
     // per file, a share about that fraction; duplicates can be kept.
     let out = Command::new(TRAINER)
         .arg("--data")
@@ -237,7 +237,7 @@ fn filters_mixing_deduplication_and_held_out_files() {
         .arg(dir.join("b.txt"))
         .arg("--validation")
         .arg(&validation)
-        .arg("--keep-duplicates")
+        .args(["--keep-duplicates", "--keep-check", "--keep-captures"])
         .args(common)
         .arg("--out")
         .arg(dir.join("run2"))
