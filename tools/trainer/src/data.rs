@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Color, Position};
 use tessera_datagen::filter::{Dropped, Filter};
 
 /// One eval sample, from the side to move's view.
@@ -287,12 +286,8 @@ fn split_results<T>(parsed: Vec<Result<T, String>>) -> (Vec<T>, Vec<(usize, Stri
 /// Zobrist hash falls in the lowest `permille`/1000 of the range, so repeated
 /// positions always land on the same side.
 pub fn split_validation(samples: &Samples, permille: u32) -> (Samples, Samples) {
-    let is_validation: Vec<bool> = (0..samples.len())
-        .map(|i| {
-            let hash = samples.key_position(i).zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
-            hash.0 % 1000 < permille as u64
-        })
-        .collect();
+    let is_validation: Vec<bool> =
+        (0..samples.len()).map(|i| crate::sources::key(samples.key_position(i)) % 1000 < permille as u64).collect();
     (samples.select(&is_validation, false), samples.select(&is_validation, true))
 }
 
@@ -335,6 +330,7 @@ pub fn fit_sigmoid_scale(samples: &[EvalSample]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::EnPassantMode;
 
     #[test]
     fn eval_lines_are_turned_to_the_side_to_move() {
