@@ -90,15 +90,14 @@ fn embed(path: &Path) -> (String, String) {
     let s = file.shape;
     // Identifies the embedded net in `--version` and the UCI `id name`.
     let hash = format::NetFile::content_hash(&bytes);
-    let hidden2 = if s.hidden2 > 0 { format!("-{}", s.hidden2) } else { String::new() };
     println!("cargo:rustc-env=TESSERA_NET_HASH={hash}");
-    println!("cargo:rustc-env=TESSERA_NET_KIND={} {}x2-{}{hidden2}-1", file.features, s.ft, s.hidden);
+    println!("cargo:rustc-env=TESSERA_NET_KIND={} {}", file.features, s.short_name());
     let code = format!(
         "/// The embedded network, chosen when the engine was built.\n\
          pub static EMBEDDED: &[u8] = include_bytes_aligned::include_bytes_aligned!(64, {path:?});\n\
          pub const FEATURES: &str = {features:?};\n\
-         /// inputs, feature transformer, hidden, second hidden (0: none)\n\
-         pub const SHAPE: [usize; 4] = [{}, {}, {}, {}];\n\
+         /// inputs, feature transformer, hidden, second hidden (0: none), output buckets\n\
+         pub const SHAPE: [usize; 5] = [{}, {}, {}, {}, {}];\n\
          /// The same sizes as constants, for the fixed-size evaluation path.\n\
          pub const FT: usize = {};\n\
          pub const TWO_FT: usize = {};\n\
@@ -108,6 +107,7 @@ fn embed(path: &Path) -> (String, String) {
         s.ft,
         s.hidden,
         s.hidden2,
+        s.buckets,
         s.ft,
         2 * s.ft,
         s.hidden,

@@ -9,11 +9,19 @@ use shakmaty::Position;
 
 use tessera::board::Board;
 use tessera::features::FeatureSet;
+use tessera::nnue::format::Shape;
 use tessera::nnue::network::{FloatNetwork, Network};
 
 fn random_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
     let fs: FeatureSet = expr.parse().unwrap();
     FloatNetwork::random(&fs, ft, hidden, 0, seed).quantize(&format!("random {expr} for tests")).to_bytes()
+}
+
+/// A random net with 8 output buckets.
+fn random_bucketed_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
+    let fs: FeatureSet = expr.parse().unwrap();
+    let shape = Shape { inputs: fs.size(), ft, hidden, hidden2: 0, buckets: 8 };
+    FloatNetwork::random_bucketed(&fs, shape, seed).quantize("random bucketed net for tests").to_bytes()
 }
 
 /// Writes a random net file; run with `--ignored` to make one by hand:
@@ -29,8 +37,17 @@ fn write_random_net() {
 
 #[test]
 fn accumulators_follow_push_and_pop_exactly() {
-    for expr in ["all", "ka", "all+ph+pv", "mb+mc+kp", "pm", "rk-hv+d1+d2"] {
-        let net = Arc::new(Network::from_bytes(&random_net(expr, 32, 8, 3)).unwrap());
+    for (expr, bucketed) in [
+        ("all", false),
+        ("ka", false),
+        ("all+ph+pv", false),
+        ("mb+mc+kp", false),
+        ("pm", false),
+        ("rk-hv+d1+d2", false),
+        ("kb4", true),
+    ] {
+        let bytes = if bucketed { random_bucketed_net(expr, 32, 8, 3) } else { random_net(expr, 32, 8, 3) };
+        let net = Arc::new(Network::from_bytes(&bytes).unwrap());
         let mut board =
             Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", false).unwrap();
         board.attach_network(net.clone());

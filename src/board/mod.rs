@@ -146,12 +146,14 @@ impl Accumulators {
 
     fn evaluate(&mut self, plies: &[Ply]) -> i32 {
         self.compute_last(plies);
-        let turn = plies[plies.len() - 1].pos.turn();
+        let pos = &plies[plies.len() - 1].pos;
+        let turn = pos.turn();
         let (ft, stride) = (self.net.shape.ft, self.stride());
         let start = (self.computed.len() - 1) * stride;
         let slot = |c: Color| start + c as usize * ft;
         let (ours, theirs) = (slot(turn), slot(!turn));
-        self.net.evaluate(&self.data[ours..ours + ft], &self.data[theirs..theirs + ft])
+        let bucket = self.net.bucket(pos.board().occupied().count() as u32);
+        self.net.evaluate(&self.data[ours..ours + ft], &self.data[theirs..theirs + ft], bucket)
     }
 }
 

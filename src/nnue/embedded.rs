@@ -17,8 +17,8 @@ pub use generated::{FT, HIDDEN, HIDDEN2, TWO_FT};
 
 /// The feature set and shape this engine was built for.
 pub fn compiled_kind() -> (&'static str, Shape) {
-    let [inputs, ft, hidden, hidden2] = generated::SHAPE;
-    (generated::FEATURES, Shape { inputs, ft, hidden, hidden2 })
+    let [inputs, ft, hidden, hidden2, buckets] = generated::SHAPE;
+    (generated::FEATURES, Shape { inputs, ft, hidden, hidden2, buckets })
 }
 
 static DEFAULT: Lazy<Arc<Network>> =

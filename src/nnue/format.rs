@@ -7,9 +7,17 @@ use std::fmt;
 pub const ZSTD_MAGIC: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD];
 
 pub const MAGIC: &[u8; 4] = b"TSNN";
-pub const VERSION: u32 = 1;
+/// The newest version: 2 adds output buckets. A net with one bucket is
+/// written as version 1, byte for byte what older builds wrote and read.
+pub const VERSION: u32 = 2;
+/// The version without output buckets.
+pub const VERSION_SINGLE: u32 = 1;
 
-/// Layer sizes: `(inputs → ft) × 2 → hidden → [hidden2 →] 1`.
+/// Output buckets above this are refused.
+pub const MAX_BUCKETS: usize = 32;
+
+/// Layer sizes: `(inputs → ft) × 2 → hidden → [hidden2 →] 1`, the layers
+/// after the feature transformer repeated `buckets` times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub inputs: usize,
@@ -17,6 +25,24 @@ pub struct Shape {
     pub hidden: usize,
     /// Size of the optional second hidden layer (0: none).
     pub hidden2: usize,
+    /// Output buckets: stacks of the hidden and output layers, one chosen
+    /// per position by its number of pieces ([`output_bucket`]); 1: none.
+    pub buckets: usize,
+}
+
+impl Shape {
+    /// The size of the layer that feeds the output neuron.
+    pub fn last(&self) -> usize {
+        if self.hidden2 > 0 { self.hidden2 } else { self.hidden }
+    }
+
+    /// The compact name used in file names and `--version`: `512x2-32-1`,
+    /// `512x2-32-32-1`, and `512x2-32-1-ob8` with 8 output buckets.
+    pub fn short_name(&self) -> String {
+        let second = if self.hidden2 > 0 { format!("-{}", self.hidden2) } else { String::new() };
+        let buckets = if self.buckets > 1 { format!("-ob{}", self.buckets) } else { String::new() };
+        format!("{}x2-{}{second}-1{buckets}", self.ft, self.hidden)
+    }
 }
 
 impl fmt::Display for Shape {
@@ -25,8 +51,20 @@ impl fmt::Display for Shape {
         if self.hidden2 > 0 {
             write!(f, " → {}", self.hidden2)?;
         }
-        write!(f, " → 1")
+        write!(f, " → 1")?;
+        if self.buckets > 1 {
+            write!(f, ", {} output buckets", self.buckets)?;
+        }
+        Ok(())
     }
+}
+
+/// The output bucket of a position with `pieces` pieces (kings and pawns
+/// included) among `buckets`: the 32 possible counts split into equal runs,
+/// fewest pieces first (8 buckets: 1–4, 5–8, …, 29–32).
+#[inline]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    ((pieces.max(1) as usize - 1) * buckets / 32).min(buckets - 1)
 }
 
 /// Quantization scales (Stockfish's scheme; see design.md §3).
@@ -48,13 +86,17 @@ pub struct Tensors {
     pub ft_bias: Vec<i16>,
     /// `inputs × ft`: the column of each feature is contiguous.
     pub ft_weights: Vec<i16>,
+    /// `buckets × hidden`.
     pub hidden_bias: Vec<i32>,
-    /// `hidden × 2·ft`, row-major.
+    /// `buckets × hidden × 2·ft`: per bucket, row-major.
     pub hidden_weights: Vec<i8>,
+    /// `buckets × hidden2`.
     pub hidden2_bias: Vec<i32>,
-    /// `hidden2 × hidden`, row-major (empty without a second layer).
+    /// `buckets × hidden2 × hidden`: per bucket, row-major (empty without a second layer).
     pub hidden2_weights: Vec<i8>,
-    pub output_bias: i32,
+    /// One per bucket.
+    pub output_bias: Vec<i32>,
+    /// `buckets × last`.
     pub output_weights: Vec<i8>,
 }
 
@@ -96,7 +138,9 @@ impl fmt::Display for FormatError {
             FormatError::Compressed => {
                 write!(f, "a zstd-compressed net: decompress it first (zstd -d FILE) or embed it with TESSERA_NET")
             }
-            FormatError::BadVersion(v) => write!(f, "unsupported net file version {v} (this build reads {VERSION})"),
+            FormatError::BadVersion(v) => {
+                write!(f, "unsupported net file version {v} (this build reads versions {VERSION_SINGLE} and {VERSION})")
+            }
             FormatError::BadChecksum { stored, computed } => {
                 write!(f, "corrupt net file: checksum {computed:016x} does not match stored {stored:016x}")
             }
@@ -134,9 +178,6 @@ impl<'a> Cursor<'a> {
     }
     fn u32(&mut self) -> Result<u32, FormatError> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
-    }
-    fn i32(&mut self) -> Result<i32, FormatError> {
-        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
     }
     fn u64(&mut self) -> Result<u64, FormatError> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
@@ -181,7 +222,7 @@ impl NetFile {
             return Err(FormatError::BadMagic);
         }
         let version = c.u32()?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_SINGLE {
             return Err(FormatError::BadVersion(version));
         }
         // The checksum covers everything before its own 8 bytes.
@@ -201,22 +242,27 @@ impl NetFile {
             let v = c.u32()? as usize;
             if v > MAX_LAYER { Err(FormatError::Invalid(format!("layer size {v} is implausible"))) } else { Ok(v) }
         };
-        let shape = Shape { inputs: size()?, ft: size()?, hidden: size()?, hidden2: size()? };
+        let (inputs, ft, hidden, hidden2) = (size()?, size()?, size()?, size()?);
+        let buckets = if version == VERSION_SINGLE { 1 } else { c.u32()? as usize };
+        let shape = Shape { inputs, ft, hidden, hidden2, buckets };
         if shape.inputs == 0 || shape.ft == 0 || shape.hidden == 0 {
             return Err(FormatError::Invalid(format!("empty layer in {shape}")));
         }
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(FormatError::Invalid(format!("{buckets} output buckets (1 to {MAX_BUCKETS} are valid)")));
+        }
         let scales = Scales { ft: c.u32()?, weight: c.u32()?, output_cp: c.u32()? };
-        let last = if shape.hidden2 > 0 { shape.hidden2 } else { shape.hidden };
         let ft_weights_len = shape.inputs.checked_mul(shape.ft).ok_or_else(too_big)?;
+        let k = buckets;
         let tensors = Tensors {
             ft_bias: c.i16s(shape.ft)?,
             ft_weights: c.i16s(ft_weights_len)?,
-            hidden_bias: c.i32s(shape.hidden)?,
-            hidden_weights: c.i8s(shape.hidden * 2 * shape.ft)?,
-            hidden2_bias: c.i32s(shape.hidden2)?,
-            hidden2_weights: c.i8s(shape.hidden2 * shape.hidden)?,
-            output_bias: c.i32()?,
-            output_weights: c.i8s(last)?,
+            hidden_bias: c.i32s(k * shape.hidden)?,
+            hidden_weights: c.i8s(k * shape.hidden * 2 * shape.ft)?,
+            hidden2_bias: c.i32s(k * shape.hidden2)?,
+            hidden2_weights: c.i8s(k * shape.hidden2 * shape.hidden)?,
+            output_bias: c.i32s(k)?,
+            output_weights: c.i8s(k * shape.last())?,
         };
         let _stored = c.u64()?;
         if c.at != bytes.len() {
@@ -228,14 +274,18 @@ impl NetFile {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        let s = self.shape;
+        let version = if s.buckets == 1 { VERSION_SINGLE } else { VERSION };
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(self.features.len() as u16).to_le_bytes());
         out.extend_from_slice(self.features.as_bytes());
         out.extend_from_slice(&(self.description.len() as u32).to_le_bytes());
         out.extend_from_slice(self.description.as_bytes());
-        let s = self.shape;
         for v in [s.inputs, s.ft, s.hidden, s.hidden2] {
             out.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+        if version == VERSION {
+            out.extend_from_slice(&(s.buckets as u32).to_le_bytes());
         }
         for v in [self.scales.ft, self.scales.weight, self.scales.output_cp] {
             out.extend_from_slice(&v.to_le_bytes());
@@ -246,7 +296,7 @@ impl NetFile {
         out.extend(t.hidden_weights.iter().map(|&v| v as u8));
         t.hidden2_bias.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         out.extend(t.hidden2_weights.iter().map(|&v| v as u8));
-        out.extend_from_slice(&t.output_bias.to_le_bytes());
+        t.output_bias.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         out.extend(t.output_weights.iter().map(|&v| v as u8));
         let sum = checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());

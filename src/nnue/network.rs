@@ -4,7 +4,7 @@
 use shakmaty::{Chess, Color, Position};
 
 use super::accumulator;
-use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors};
+use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
 use super::layers::affine::{affine, affine_sparse, interleave_for_sparse};
 use super::layers::avx2_available;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32};
@@ -15,6 +15,8 @@ pub const MAX_HIDDEN_WEIGHT: f32 = 127.0 / 64.0;
 
 /// The float network. Activations are clipped to 0..1; the output times
 /// `Scales::output_cp` is the evaluation in centipawns, side to move's view.
+/// The tensors after the feature transformer hold `shape.buckets` stacks,
+/// one after the other, laid out as in the file (nets/FORMAT.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNetwork {
     pub features: String,
@@ -25,7 +27,7 @@ pub struct FloatNetwork {
     pub hidden_weights: Vec<f32>,
     pub hidden2_bias: Vec<f32>,
     pub hidden2_weights: Vec<f32>,
-    pub output_bias: f32,
+    pub output_bias: Vec<f32>,
     pub output_weights: Vec<f32>,
 }
 
@@ -44,25 +46,35 @@ impl FloatNetwork {
     /// A network with small random weights (deterministic in `seed`), for
     /// tests and as the trainer's starting point.
     pub fn random(features: &FeatureSet, ft: usize, hidden: usize, hidden2: usize, seed: u64) -> FloatNetwork {
+        FloatNetwork::random_bucketed(
+            features,
+            Shape { inputs: features.size(), ft, hidden, hidden2, buckets: 1 },
+            seed,
+        )
+    }
+
+    /// [`FloatNetwork::random`] for any shape (`shape.inputs` must be the
+    /// feature set's size).
+    pub fn random_bucketed(features: &FeatureSet, shape: Shape, seed: u64) -> FloatNetwork {
+        let Shape { ft, hidden, hidden2, buckets: k, .. } = shape;
         let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
         let mut uniform = move |scale: f32| {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             ((state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
         };
-        let shape = Shape { inputs: features.size(), ft, hidden, hidden2 };
-        let last = if hidden2 > 0 { hidden2 } else { hidden };
+        let last = shape.last();
         let mut fill = |n: usize, scale: f32| (0..n).map(|_| uniform(scale)).collect::<Vec<f32>>();
         FloatNetwork {
             features: features.expression().to_string(),
             shape,
             ft_bias: fill(ft, 0.1),
             ft_weights: fill(shape.inputs * ft, 0.1),
-            hidden_bias: fill(hidden, 0.1),
-            hidden_weights: fill(hidden * 2 * ft, 1.0 / (ft as f32).sqrt()),
-            hidden2_bias: fill(hidden2, 0.1),
-            hidden2_weights: fill(hidden2 * hidden, 1.0 / (hidden as f32).sqrt()),
-            output_bias: fill(1, 0.1)[0],
-            output_weights: fill(last, 1.0 / (last as f32).sqrt()),
+            hidden_bias: fill(k * hidden, 0.1),
+            hidden_weights: fill(k * hidden * 2 * ft, 1.0 / (ft as f32).sqrt()),
+            hidden2_bias: fill(k * hidden2, 0.1),
+            hidden2_weights: fill(k * hidden2 * hidden, 1.0 / (hidden as f32).sqrt()),
+            output_bias: fill(k, 0.1),
+            output_weights: fill(k * last, 1.0 / (last as f32).sqrt()),
         }
     }
 
@@ -82,11 +94,14 @@ impl FloatNetwork {
             }
             input.extend(clip(acc));
         }
-        let mut h = clip(dense(&input, &self.hidden_weights, &self.hidden_bias));
-        if self.shape.hidden2 > 0 {
-            h = clip(dense(&h, &self.hidden2_weights, &self.hidden2_bias));
+        let Shape { hidden: o, hidden2: p, .. } = self.shape;
+        let (b, last) = (output_bucket(pos.board().occupied().count() as u32, self.shape.buckets), self.shape.last());
+        let mut h = clip(dense(&input, &self.hidden_weights[b * o * 2 * m..], &self.hidden_bias[b * o..(b + 1) * o]));
+        if p > 0 {
+            h = clip(dense(&h, &self.hidden2_weights[b * p * o..], &self.hidden2_bias[b * p..(b + 1) * p]));
         }
-        let out = self.output_bias + h.iter().zip(&self.output_weights).map(|(x, w)| x * w).sum::<f32>();
+        let out = self.output_bias[b]
+            + h.iter().zip(&self.output_weights[b * last..(b + 1) * last]).map(|(x, w)| x * w).sum::<f32>();
         out * DEFAULT_SCALES.output_cp as f32
     }
 
@@ -108,11 +123,33 @@ impl FloatNetwork {
                 hidden_weights: weight(&self.hidden_weights),
                 hidden2_bias: bias(&self.hidden2_bias),
                 hidden2_weights: weight(&self.hidden2_weights),
-                output_bias: (self.output_bias * (s.ft * s.weight) as f32).round() as i32,
+                output_bias: bias(&self.output_bias),
                 output_weights: weight(&self.output_weights),
             },
         }
     }
+}
+
+/// The layers of one output bucket.
+struct Stack<'a> {
+    hidden_weights: &'a [i8],
+    hidden_sparse: Option<&'a [i8]>,
+    hidden_bias: &'a [i32],
+    hidden2_weights: &'a [i8],
+    hidden2_bias: &'a [i32],
+    output_weights: &'a [i8],
+    output_bias: i32,
+}
+
+/// The first hidden layer of every bucket in the sparse kernel's layout,
+/// concatenated (`None` where that kernel does not apply).
+fn interleave_buckets(weights: &[i8], shape: Shape) -> Option<Vec<i8>> {
+    let per_bucket = shape.hidden * 2 * shape.ft;
+    let mut out = Vec::with_capacity(weights.len());
+    for bucket in weights.chunks_exact(per_bucket) {
+        out.extend(interleave_for_sparse(bucket, 2 * shape.ft, shape.hidden)?);
+    }
+    Some(out)
 }
 
 /// Why a net could not be used.
@@ -144,7 +181,8 @@ pub struct Network {
     /// Short hash of the file's bytes, to name the net in logs.
     pub hash: String,
     tensors: Tensors,
-    /// The first hidden layer's weights in the sparse kernel's layout.
+    /// The first hidden layer's weights in the sparse kernel's layout, bucket
+    /// after bucket.
     hidden_sparse: Option<Vec<i8>>,
     avx2: bool,
 }
@@ -177,7 +215,7 @@ impl Network {
             scales: file.scales,
             description: file.description,
             hash: NetFile::content_hash(bytes),
-            hidden_sparse: interleave_for_sparse(&file.tensors.hidden_weights, 2 * file.shape.ft, file.shape.hidden),
+            hidden_sparse: interleave_buckets(&file.tensors.hidden_weights, file.shape),
             tensors: file.tensors,
             avx2: avx2_available(),
         })
@@ -222,16 +260,41 @@ impl Network {
         accumulator::Columns { weights: &self.tensors.ft_weights, width: self.shape.ft }
     }
 
+    /// The output bucket of a position with `pieces` pieces on the board.
+    #[inline]
+    pub fn bucket(&self, pieces: u32) -> usize {
+        output_bucket(pieces, self.shape.buckets)
+    }
+
     /// The evaluation in centipawns from the two accumulators, the side to
-    /// move's first. A net of the shape the engine was built for takes the
-    /// path compiled for those sizes (stack buffers, fixed loop counts).
-    pub fn evaluate(&self, ours: &[i16], theirs: &[i16]) -> i32 {
+    /// move's first, through the layers of output bucket `bucket`
+    /// ([`Network::bucket`]). A net of the shape the engine was built for
+    /// takes the path compiled for those sizes (stack buffers, fixed loop
+    /// counts).
+    pub fn evaluate(&self, ours: &[i16], theirs: &[i16], bucket: usize) -> i32 {
         use super::embedded::{FT, HIDDEN, HIDDEN2, TWO_FT};
         let s = self.shape;
+        let bucket = bucket.min(s.buckets - 1);
         if FT > 0 && (s.ft, s.hidden, s.hidden2) == (FT, HIDDEN, HIDDEN2) {
-            self.evaluate_fixed::<FT, TWO_FT, HIDDEN, HIDDEN2>(ours, theirs)
+            self.evaluate_fixed::<FT, TWO_FT, HIDDEN, HIDDEN2>(ours, theirs, bucket)
         } else {
-            self.evaluate_any(ours, theirs)
+            self.evaluate_any(ours, theirs, bucket)
+        }
+    }
+
+    /// Bucket `b`'s layers: first hidden weights (and their sparse layout),
+    /// biases, second hidden layer, output weights and bias.
+    fn stack(&self, b: usize) -> Stack<'_> {
+        let (t, Shape { ft, hidden: o, hidden2: p, .. }) = (&self.tensors, self.shape);
+        let (l1, last) = (o * 2 * ft, self.shape.last());
+        Stack {
+            hidden_weights: &t.hidden_weights[b * l1..(b + 1) * l1],
+            hidden_sparse: self.hidden_sparse.as_deref().map(|w| &w[b * l1..(b + 1) * l1]),
+            hidden_bias: &t.hidden_bias[b * o..(b + 1) * o],
+            hidden2_weights: &t.hidden2_weights[b * p * o..(b + 1) * p * o],
+            hidden2_bias: &t.hidden2_bias[b * p..(b + 1) * p],
+            output_weights: &t.output_weights[b * last..(b + 1) * last],
+            output_bias: t.output_bias[b],
         }
     }
 
@@ -239,48 +302,49 @@ impl Network {
         &self,
         ours: &[i16],
         theirs: &[i16],
+        bucket: usize,
     ) -> i32 {
-        let t = &self.tensors;
+        let stack = self.stack(bucket);
         let mut input = [0u8; M2];
         crelu_i16(&ours[..M], &mut input[..M], self.avx2);
         crelu_i16(&theirs[..M], &mut input[M..], self.avx2);
         let mut sums = [0i32; H];
-        affine_sparse(&input, &t.hidden_weights, self.hidden_sparse.as_deref(), &t.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
         let mut hidden = [0u8; H];
         crelu_i32(&sums, &mut hidden);
         if H2 == 0 {
-            return self.output(&hidden);
+            return self.output(&stack, &hidden);
         }
         let mut sums2 = [0i32; H2];
-        affine(&hidden, &t.hidden2_weights, &t.hidden2_bias, &mut sums2, self.avx2);
+        affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.avx2);
         let mut hidden2 = [0u8; H2];
         crelu_i32(&sums2, &mut hidden2);
-        self.output(&hidden2)
+        self.output(&stack, &hidden2)
     }
 
     /// Any shape (nets loaded into a build without an embedded one).
-    fn evaluate_any(&self, ours: &[i16], theirs: &[i16]) -> i32 {
-        let (m, t) = (self.shape.ft, &self.tensors);
+    fn evaluate_any(&self, ours: &[i16], theirs: &[i16], bucket: usize) -> i32 {
+        let (m, stack) = (self.shape.ft, self.stack(bucket));
         let mut input = vec![0u8; 2 * m];
         crelu_i16(ours, &mut input[..m], self.avx2);
         crelu_i16(theirs, &mut input[m..], self.avx2);
         let mut sums = vec![0i32; self.shape.hidden];
-        affine_sparse(&input, &t.hidden_weights, self.hidden_sparse.as_deref(), &t.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
         let mut hidden = vec![0u8; self.shape.hidden];
         crelu_i32(&sums, &mut hidden);
         if self.shape.hidden2 > 0 {
             let mut sums2 = vec![0i32; self.shape.hidden2];
-            affine(&hidden, &t.hidden2_weights, &t.hidden2_bias, &mut sums2, self.avx2);
+            affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.avx2);
             hidden = vec![0u8; self.shape.hidden2];
             crelu_i32(&sums2, &mut hidden);
         }
-        self.output(&hidden)
+        self.output(&stack, &hidden)
     }
 
     /// The output neuron, scaled to centipawns.
-    fn output(&self, hidden: &[u8]) -> i32 {
-        let t = &self.tensors;
-        let out = t.output_bias + hidden.iter().zip(&t.output_weights).map(|(&h, &w)| h as i32 * w as i32).sum::<i32>();
+    fn output(&self, stack: &Stack<'_>, hidden: &[u8]) -> i32 {
+        let out = stack.output_bias
+            + hidden.iter().zip(stack.output_weights).map(|(&h, &w)| h as i32 * w as i32).sum::<i32>();
         (out as i64 * self.scales.output_cp as i64 / (self.scales.ft * self.scales.weight) as i64) as i32
     }
 
@@ -290,6 +354,6 @@ impl Network {
         let (mut ours, mut theirs, mut scratch) = (vec![0i16; m], vec![0i16; m], Vec::new());
         self.refresh(pos, pos.turn(), &mut ours, &mut scratch);
         self.refresh(pos, !pos.turn(), &mut theirs, &mut scratch);
-        self.evaluate(&ours, &theirs)
+        self.evaluate(&ours, &theirs, self.bucket(pos.board().occupied().count() as u32))
     }
 }

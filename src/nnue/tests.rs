@@ -3,7 +3,7 @@
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
-use super::format::{FormatError, NetFile};
+use super::format::{FormatError, NetFile, Shape, VERSION, VERSION_SINGLE, output_bucket};
 use super::network::{FloatNetwork, NetError, Network};
 use crate::features::FeatureSet;
 
@@ -11,6 +11,15 @@ fn random_file(expr: &str, hidden2: usize) -> (FloatNetwork, Vec<u8>) {
     let fs: FeatureSet = expr.parse().unwrap();
     let float = FloatNetwork::random(&fs, 64, 32, hidden2, 7);
     let bytes = float.quantize("random test net").to_bytes();
+    (float, bytes)
+}
+
+/// A random net with `buckets` output buckets.
+fn random_bucketed(expr: &str, hidden2: usize, buckets: usize) -> (FloatNetwork, Vec<u8>) {
+    let fs: FeatureSet = expr.parse().unwrap();
+    let shape = Shape { inputs: fs.size(), ft: 64, hidden: 32, hidden2, buckets };
+    let float = FloatNetwork::random_bucketed(&fs, shape, 7);
+    let bytes = float.quantize("random bucketed test net").to_bytes();
     (float, bytes)
 }
 
@@ -85,8 +94,10 @@ fn a_net_for_another_feature_set_size_is_refused() {
 
 #[test]
 fn quantized_agrees_with_float_reference() {
-    for (expr, hidden2) in [("all", 0), ("all+ph+pv", 0), ("ka", 16), ("mb+mc", 0)] {
-        let (float, bytes) = random_file(expr, hidden2);
+    for (expr, hidden2, buckets) in
+        [("all", 0, 1), ("all+ph+pv", 0, 1), ("ka", 16, 1), ("mb+mc", 0, 1), ("all", 0, 8), ("kb4", 8, 4)]
+    {
+        let (float, bytes) = random_bucketed(expr, hidden2, buckets);
         let fs: FeatureSet = expr.parse().unwrap();
         let net = Network::from_bytes(&bytes).unwrap();
         for pos in positions() {
@@ -101,8 +112,8 @@ fn quantized_agrees_with_float_reference() {
 
 #[test]
 fn scalar_and_avx2_evaluate_identically() {
-    for (expr, hidden2) in [("all", 0), ("kp+ph", 32)] {
-        let (_, bytes) = random_file(expr, hidden2);
+    for (expr, hidden2, buckets) in [("all", 0, 1), ("kp+ph", 32, 1), ("all", 0, 8), ("kb8", 32, 3)] {
+        let (_, bytes) = random_bucketed(expr, hidden2, buckets);
         let mut scalar = Network::from_bytes(&bytes).unwrap();
         scalar.force_scalar(true);
         let vector = Network::from_bytes(&bytes).unwrap();
@@ -110,4 +121,69 @@ fn scalar_and_avx2_evaluate_identically() {
             assert_eq!(scalar.evaluate_position(&pos), vector.evaluate_position(&pos), "{expr}");
         }
     }
+}
+
+#[test]
+fn output_buckets_split_the_piece_counts_evenly() {
+    // 8 buckets: 1–4 pieces → 0, 5–8 → 1, …, 29–32 → 7.
+    let eight: Vec<usize> = (1..=32).map(|n| output_bucket(n, 8)).collect();
+    for (i, &b) in eight.iter().enumerate() {
+        assert_eq!(b, i / 4, "{} pieces", i + 1);
+    }
+    assert!((0..=40).all(|n| output_bucket(n, 1) == 0));
+    // Counts outside 1..32 (only from odd FENs) stay inside the range.
+    assert_eq!(output_bucket(0, 8), 0);
+    assert_eq!(output_bucket(40, 8), 7);
+    assert_eq!((1..=32).map(|n| output_bucket(n, 3)).max(), Some(2));
+}
+
+#[test]
+fn one_bucket_is_written_as_version_1_and_more_as_version_2() {
+    let (_, single) = random_file("all", 0);
+    assert_eq!(single[4..8], VERSION_SINGLE.to_le_bytes());
+    let (_, bucketed) = random_bucketed("all+ph", 8, 8);
+    assert_eq!(bucketed[4..8], VERSION.to_le_bytes());
+    let file = NetFile::parse(&bucketed).unwrap();
+    assert_eq!(file.shape.buckets, 8);
+    assert_eq!(file.shape.to_string(), "(1920 → 64)×2 → 32 → 8 → 1, 8 output buckets");
+    assert_eq!(file.shape.short_name(), "64x2-32-8-1-ob8");
+    assert_eq!(file.tensors.hidden_weights.len(), 8 * 32 * 128);
+    assert_eq!(file.tensors.output_bias.len(), 8);
+    assert_eq!(file.to_bytes(), bucketed);
+    // An older build reads only version 1 and names the version it met;
+    // this one refuses unknown versions and bucket counts with the cause.
+    let mut future = bucketed.clone();
+    future[4..8].copy_from_slice(&3u32.to_le_bytes());
+    assert_eq!(NetFile::parse(&future), Err(FormatError::BadVersion(3)));
+    assert!(FormatError::BadVersion(3).to_string().contains("reads versions 1 and 2"));
+    let mut none = file.clone();
+    none.shape.buckets = 0;
+    let err = NetFile::parse(&none.to_bytes()).unwrap_err();
+    assert!(err.to_string().contains("0 output buckets"), "{err}");
+}
+
+#[test]
+fn each_bucket_has_its_own_layers() {
+    // The same accumulators through different buckets give different
+    // evaluations, and a position uses the bucket of its piece count.
+    let (float, bytes) = random_bucketed("all", 0, 8);
+    let net = Network::from_bytes(&bytes).unwrap();
+    let ours: Vec<i16> = (0..64).map(|i| (i * 37 % 101) as i16).collect();
+    let theirs: Vec<i16> = (0..64).map(|i| (i * 53 % 97) as i16).collect();
+    let evals: Vec<i32> = (0..8).map(|b| net.evaluate(&ours, &theirs, b)).collect();
+    assert!(evals.windows(2).any(|w| w[0] != w[1]), "{evals:?}");
+    let start = &positions()[0];
+    assert_eq!(net.bucket(32), 7);
+    let fs: FeatureSet = "all".parse().unwrap();
+    let mut single = float.clone();
+    // Bucket 7 alone, as a one-bucket net, evaluates the start position the same.
+    let (o, m) = (32, 64);
+    single.shape.buckets = 1;
+    single.hidden_weights = float.hidden_weights[7 * o * 2 * m..].to_vec();
+    single.hidden_bias = float.hidden_bias[7 * o..].to_vec();
+    single.output_weights = float.output_weights[7 * o..].to_vec();
+    single.output_bias = vec![float.output_bias[7]];
+    assert_eq!(single.evaluate(&fs, start), float.evaluate(&fs, start));
+    let one = Network::from_bytes(&single.quantize("bucket 7").to_bytes()).unwrap();
+    assert_eq!(one.evaluate_position(start), net.evaluate_position(start));
 }

@@ -21,6 +21,8 @@ pub struct Batch {
     pub starts: Vec<u32>,
     /// Per sample: (score cp, result), side to move's view; zeros for PQR.
     pub targets: Vec<[f32; 2]>,
+    /// Per position: pieces on the board (which output bucket it trains).
+    pub pieces: Vec<u8>,
 }
 
 impl Batch {
@@ -37,6 +39,7 @@ impl Batch {
             fs.active(pos, Perspective(color), &mut self.indices);
             self.starts.push(self.indices.len() as u32);
         }
+        self.pieces.push(pos.board().occupied().count() as u8);
         self.positions += 1;
     }
 

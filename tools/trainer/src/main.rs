@@ -92,6 +92,11 @@ pub struct Args {
     /// Optional second hidden layer (P); 0 for none.
     #[arg(long, default_value_t = 0)]
     pub hidden2: usize,
+    /// Output buckets: this many stacks of the layers after the feature
+    /// transformer, one chosen per position by its piece count (1: none; 8
+    /// is common). Written as `.nnue` version 2 when above 1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub output_buckets: u32,
     #[arg(long, value_enum, default_value_t = MethodArg::Eval)]
     pub method: MethodArg,
     /// Passes over the training set.

@@ -6,16 +6,19 @@
 //!   `[M / slice][N][slice]`, so that a thread owns one slice of every row
 //!   when it adds up the sparse gradient;
 //! - feature transformer bias `[M]`;
-//! - hidden weights row-major `[O][2M]` as in the engine (gradients and
-//!   both passes run along whole rows), hidden bias `[O]`;
-//! - second hidden weights `[O][P]`, bias `[P]` (P may be 0);
-//! - output weights `[O or P]`, output bias.
+//! - hidden weights row-major `[K][O][2M]` as in the engine (gradients and
+//!   both passes run along whole rows), hidden bias `[K][O]`;
+//! - second hidden weights `[K][O][P]`, bias `[K][P]` (P may be 0);
+//! - output weights `[K][O or P]`, output biases `[K]`;
+//!
+//! where K is the number of output buckets (1 without): each position
+//! runs through, and trains, only the stack of its bucket.
 //!
 //! Every gradient element is summed over the batch in the same order
 //! whatever the number of threads, so a seed gives one network.
 
 use rayon::prelude::*;
-use tessera::nnue::format::Shape;
+use tessera::nnue::format::{Shape, output_bucket};
 use tessera::nnue::network::FloatNetwork;
 
 use crate::batch::Batch;
@@ -41,22 +44,34 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(shape: Shape) -> Layout {
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = shape;
         let slice = if m % 64 == 0 { 64 } else { m };
         let ft_w = 0;
         let ft_b = ft_w + n * m;
         let l1_w = ft_b + m;
-        let l1_b = l1_w + 2 * m * o;
-        let l2_w = l1_b + o;
-        let l2_b = l2_w + o * p;
-        let out_w = l2_b + p;
-        let last = if p > 0 { p } else { o };
-        let out_b = out_w + last;
-        Layout { shape, slice, ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w, out_b, total: out_b + 1 }
+        let l1_b = l1_w + k * 2 * m * o;
+        let l2_w = l1_b + k * o;
+        let l2_b = l2_w + k * o * p;
+        let out_w = l2_b + k * p;
+        let out_b = out_w + k * shape.last();
+        Layout { shape, slice, ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w, out_b, total: out_b + k }
     }
 
     fn last(&self) -> usize {
-        if self.shape.hidden2 > 0 { self.shape.hidden2 } else { self.shape.hidden }
+        self.shape.last()
+    }
+
+    /// The offsets of bucket `b`'s stack.
+    fn stack(&self, b: usize) -> Stack {
+        let Shape { ft: m, hidden: o, hidden2: p, .. } = self.shape;
+        Stack {
+            l1_w: self.l1_w + b * o * 2 * m,
+            l1_b: self.l1_b + b * o,
+            l2_w: self.l2_w + b * o * p,
+            l2_b: self.l2_b + b * p,
+            out_w: self.out_w + b * self.last(),
+            out_b: self.out_b + b,
+        }
     }
 
     /// Where feature `f`'s weight for neuron `j` lives.
@@ -84,6 +99,17 @@ impl Layout {
     }
 }
 
+/// Where one output bucket's parameters start.
+#[derive(Clone, Copy, Debug)]
+struct Stack {
+    l1_w: usize,
+    l1_b: usize,
+    l2_w: usize,
+    l2_b: usize,
+    out_w: usize,
+    out_b: usize,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub features: String,
@@ -94,7 +120,7 @@ pub struct Model {
 impl Model {
     pub fn from_float(net: &FloatNetwork) -> Model {
         let layout = Layout::new(net.shape);
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = net.shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = net.shape;
         let mut params = vec![0.0; layout.total];
         for f in 0..n {
             for j in 0..m {
@@ -104,20 +130,22 @@ impl Model {
         params[layout.ft_b..layout.l1_w].copy_from_slice(&net.ft_bias);
         params[layout.l1_w..layout.l1_b].copy_from_slice(&net.hidden_weights);
         params[layout.l1_b..layout.l2_w].copy_from_slice(&net.hidden_bias);
-        for q in 0..p {
-            for k in 0..o {
-                params[layout.l2_w + k * p + q] = net.hidden2_weights[q * o + k];
+        for b in 0..k {
+            for q in 0..p {
+                for j in 0..o {
+                    params[layout.l2_w + b * o * p + j * p + q] = net.hidden2_weights[b * p * o + q * o + j];
+                }
             }
         }
         params[layout.l2_b..layout.out_w].copy_from_slice(&net.hidden2_bias);
         params[layout.out_w..layout.out_b].copy_from_slice(&net.output_weights);
-        params[layout.out_b] = net.output_bias;
+        params[layout.out_b..layout.total].copy_from_slice(&net.output_bias);
         Model { features: net.features.clone(), layout, params }
     }
 
     pub fn to_float(&self) -> FloatNetwork {
         let l = &self.layout;
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = l.shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = l.shape;
         let x = &self.params;
         FloatNetwork {
             features: self.features.clone(),
@@ -127,8 +155,13 @@ impl Model {
             hidden_bias: x[l.l1_b..l.l2_w].to_vec(),
             hidden_weights: x[l.l1_w..l.l1_b].to_vec(),
             hidden2_bias: x[l.l2_b..l.out_w].to_vec(),
-            hidden2_weights: (0..p * o).map(|i| x[l.l2_w + (i % o) * p + i / o]).collect(),
-            output_bias: x[l.out_b],
+            hidden2_weights: (0..k * p * o)
+                .map(|i| {
+                    let (b, q, j) = (i / (p * o), i % (p * o) / o, i % o);
+                    x[l.l2_w + b * o * p + j * p + q]
+                })
+                .collect(),
+            output_bias: x[l.out_b..l.total].to_vec(),
             output_weights: x[l.out_w..l.out_b].to_vec(),
         }
     }
@@ -322,8 +355,9 @@ fn run_chunk_generic<const FMA: bool>(
 ) -> f64 {
     let l = &model.layout;
     let x = &model.params;
-    let Shape { inputs: n, ft: m, hidden: o, hidden2: p } = l.shape;
+    let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets } = l.shape;
     let (w, last, m2) = (l.slice, l.last(), 2 * l.shape.ft);
+    let stack = |pos: usize| l.stack(output_bucket(batch.pieces[pos] as u32, buckets));
     let count = range.len();
     // Per position: accumulators and their clipped activations, hidden sums.
     let mut acc = vec![0.0f32; count * m2];
@@ -345,25 +379,27 @@ fn run_chunk_generic<const FMA: bool>(
         }
         let act = &mut act[i * m2..][..m2];
         act.iter_mut().zip(acc.iter()).for_each(|(a, &v)| *a = clipped(v));
+        let st = stack(pos);
         // Dense rows: skipping inactive inputs would cost a mispredicted
         // branch for about every other input.
         let z1 = &mut z1[i * o..][..o];
         for (k, z) in z1.iter_mut().enumerate() {
-            *z = x[l.l1_b + k] + dot::<FMA>(&x[l.l1_w + k * m2..][..m2], act);
+            *z = x[st.l1_b + k] + dot::<FMA>(&x[st.l1_w + k * m2..][..m2], act);
         }
         let hidden_out = if p > 0 {
             let z2 = &mut z2[i * p..][..p];
-            z2.copy_from_slice(&x[l.l2_b..l.l2_b + p]);
+            z2.copy_from_slice(&x[st.l2_b..st.l2_b + p]);
             for (k, &z) in z1.iter().enumerate() {
                 if z > 0.0 {
-                    axpy::<FMA>(z2, clipped(z), &x[l.l2_w + k * p..][..p]);
+                    axpy::<FMA>(z2, clipped(z), &x[st.l2_w + k * p..][..p]);
                 }
             }
             &*z2
         } else {
             &*z1
         };
-        outs[i] = x[l.out_b] + hidden_out.iter().zip(&x[l.out_w..l.out_b]).map(|(&h, w)| clipped(h) * w).sum::<f32>();
+        outs[i] = x[st.out_b]
+            + hidden_out.iter().zip(&x[st.out_w..st.out_w + last]).map(|(&h, w)| clipped(h) * w).sum::<f32>();
     }
 
     let group = objective.group();
@@ -380,27 +416,28 @@ fn run_chunk_generic<const FMA: bool>(
     let base = l.l1_w;
     let mut dz_last = vec![0.0f32; last];
     let mut dz1 = vec![0.0f32; o];
-    for i in 0..count {
+    for (i, pos) in range.enumerate() {
         let dout = douts[i];
+        let st = stack(pos);
         let z1 = &z1[i * o..][..o];
         let last_z = if p > 0 { &z2[i * p..][..p] } else { z1 };
-        partial[l.out_b - base] += dout;
+        partial[st.out_b - base] += dout;
         for j in 0..last {
-            partial[l.out_w - base + j] += dout * clipped(last_z[j]);
-            dz_last[j] = if passes(last_z[j]) { dout * x[l.out_w + j] } else { 0.0 };
+            partial[st.out_w - base + j] += dout * clipped(last_z[j]);
+            dz_last[j] = if passes(last_z[j]) { dout * x[st.out_w + j] } else { 0.0 };
         }
         if p > 0 {
-            add(&mut partial[l.l2_b - base..][..p], &dz_last);
+            add(&mut partial[st.l2_b - base..][..p], &dz_last);
             for k in 0..o {
                 if z1[k] > 0.0 {
-                    axpy::<FMA>(&mut partial[l.l2_w - base + k * p..][..p], clipped(z1[k]), &dz_last);
+                    axpy::<FMA>(&mut partial[st.l2_w - base + k * p..][..p], clipped(z1[k]), &dz_last);
                 }
-                dz1[k] = if passes(z1[k]) { dot::<FMA>(&x[l.l2_w + k * p..][..p], &dz_last) } else { 0.0 };
+                dz1[k] = if passes(z1[k]) { dot::<FMA>(&x[st.l2_w + k * p..][..p], &dz_last) } else { 0.0 };
             }
         } else {
             dz1.copy_from_slice(&dz_last);
         }
-        add(&mut partial[l.l1_b - base..][..o], &dz1);
+        add(&mut partial[st.l1_b - base..][..o], &dz1);
         // Whole rows of the hidden layer: its weight gradient and the
         // gradient reaching the accumulators, skipping silent neurons.
         let act = &act[i * m2..][..m2];
@@ -408,8 +445,8 @@ fn run_chunk_generic<const FMA: bool>(
         dacc.fill(0.0);
         for (k, &d) in dz1.iter().enumerate() {
             if d != 0.0 {
-                axpy::<FMA>(&mut partial[l.l1_w - base + k * m2..][..m2], d, act);
-                axpy::<FMA>(dacc, d, &x[l.l1_w + k * m2..][..m2]);
+                axpy::<FMA>(&mut partial[st.l1_w - base + k * m2..][..m2], d, act);
+                axpy::<FMA>(dacc, d, &x[st.l1_w + k * m2..][..m2]);
             }
         }
         let acc = &acc[i * m2..][..m2];
@@ -441,7 +478,12 @@ mod tests {
     }
 
     fn model(fs: &FeatureSet, hidden2: usize) -> Model {
-        let mut net = FloatNetwork::random(fs, 16, 8, hidden2, 3);
+        bucketed_model(fs, hidden2, 1)
+    }
+
+    fn bucketed_model(fs: &FeatureSet, hidden2: usize, buckets: usize) -> Model {
+        let shape = Shape { inputs: fs.size(), ft: 16, hidden: 8, hidden2, buckets };
+        let mut net = FloatNetwork::random_bucketed(fs, shape, 3);
         // Spread the activations over the clipped range.
         net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
         Model::from_float(&net)
@@ -450,8 +492,9 @@ mod tests {
     #[test]
     fn layout_round_trips_through_the_float_network() {
         let fs: FeatureSet = "all+ph".parse().unwrap();
-        for hidden2 in [0, 4] {
-            let net = FloatNetwork::random(&fs, 128, 8, hidden2, 9);
+        for (hidden2, buckets) in [(0, 1), (4, 1), (0, 8), (4, 3)] {
+            let shape = Shape { inputs: fs.size(), ft: 128, hidden: 8, hidden2, buckets };
+            let net = FloatNetwork::random_bucketed(&fs, shape, 9);
             assert_eq!(Model::from_float(&net).to_float(), net);
         }
     }
@@ -459,8 +502,8 @@ mod tests {
     #[test]
     fn forward_pass_matches_the_engine_reference() {
         let fs: FeatureSet = "all+ph".parse().unwrap();
-        for hidden2 in [0, 4] {
-            let mdl = model(&fs, hidden2);
+        for (hidden2, buckets) in [(0, 1), (4, 1), (0, 8), (4, 8)] {
+            let mdl = bucketed_model(&fs, hidden2, buckets);
             let batch = eval_batch(&fs);
             let float = mdl.to_float();
             // With λ = 1, power 2 and a result of 0.5 the loss is (σ(out·400/361) − 0.5)².
@@ -521,6 +564,9 @@ mod tests {
         for hidden2 in [0, 4] {
             check_gradients(&model(&fs, hidden2), &eval_batch(&fs), &obj);
         }
+        // With 8 output buckets the four positions (32, 30, 9 and 32
+        // pieces) train three different stacks.
+        check_gradients(&bucketed_model(&fs, 4, 8), &eval_batch(&fs), &obj);
     }
 
     #[test]
@@ -538,20 +584,22 @@ mod tests {
     #[test]
     fn gradients_do_not_depend_on_the_number_of_threads() {
         let fs: FeatureSet = "all".parse().unwrap();
-        let mdl = model(&fs, 0);
         let samples: Vec<_> =
             (0..400).map(|i| parse_eval_line(&format!("{} | {} | 1.0", FENS[i % 4], i)).unwrap()).collect();
         let order: Vec<u32> = (0..400).collect();
         let batch = Batch::build(&fs, &Samples::Eval(samples), &order);
         let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.0, power: 2.6 };
-        let run = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                let mut grad = vec![0.0; mdl.layout.total];
-                let loss = loss_and_gradient(&mdl, &batch, &obj, Some(&mut grad), &mut Scratch::default());
-                (loss, grad)
-            })
-        };
-        assert_eq!(run(1), run(3));
+        for buckets in [1, 8] {
+            let mdl = bucketed_model(&fs, 0, buckets);
+            let run = |threads| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| {
+                    let mut grad = vec![0.0; mdl.layout.total];
+                    let loss = loss_and_gradient(&mdl, &batch, &obj, Some(&mut grad), &mut Scratch::default());
+                    (loss, grad)
+                })
+            };
+            assert_eq!(run(1), run(3), "{buckets} buckets");
+        }
     }
 }

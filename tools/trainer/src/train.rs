@@ -7,6 +7,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use tessera::features::FeatureSet;
+use tessera::nnue::format::Shape;
 use tessera::nnue::network::{FloatNetwork, Network};
 
 use crate::batch::{Batch, epoch_order, produce};
@@ -30,9 +31,8 @@ fn command_line() -> String {
 }
 
 /// The default net name: `<features>_<M>x2-<O>[-<P>]-1.nnue` (design.md §3).
-pub fn net_name(features: &str, ft: usize, hidden: usize, hidden2: usize) -> String {
-    let second = if hidden2 > 0 { format!("-{hidden2}") } else { String::new() };
-    format!("{features}_{ft}x2-{hidden}{second}-1.nnue")
+pub fn net_name(features: &str, shape: Shape) -> String {
+    format!("{features}_{}.nnue", shape.short_name())
 }
 
 pub fn run(args: &Args) -> Result<(), Error> {
@@ -45,6 +45,13 @@ pub fn run(args: &Args) -> Result<(), Error> {
     check(args.validation_permille < 1000, "--validation-permille must be below 1000")?;
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
+    let shape = Shape {
+        inputs: fs.size(),
+        ft: args.ft,
+        hidden: args.hidden,
+        hidden2: args.hidden2,
+        buckets: args.output_buckets as usize,
+    };
     let method = match args.method {
         MethodArg::Eval => Method::Eval,
         MethodArg::Pqr => Method::Pqr,
@@ -145,9 +152,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
         args.seed,
         args.batch,
         args.lr
-    );
+    ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() };
     let fresh = || {
-        let net = FloatNetwork::random(&fs, args.ft, args.hidden, args.hidden2, args.seed);
+        let net = FloatNetwork::random_bucketed(&fs, shape, args.seed);
         let model = Model::from_float(&net);
         let adam = Adam::new(adam_config, model.layout.total);
         (model, adam, 0, Vec::new())
@@ -173,10 +180,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         fresh()
     };
 
-    let net_path = args
-        .net
-        .clone()
-        .unwrap_or_else(|| args.out.join(net_name(fs.expression(), args.ft, args.hidden, args.hidden2)));
+    let net_path = args.net.clone().unwrap_or_else(|| args.out.join(net_name(fs.expression(), shape)));
     let fs = Arc::new(fs);
     let train = Arc::new(train);
     let validation_batches: Vec<Vec<Batch>> = validation
@@ -260,7 +264,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         .save(&checkpoint_path)?;
         let set_names: Vec<&str> = validation.iter().map(|(n, _)| n.as_str()).collect();
         plot::write_csv(&history, &set_names, &args.out.join("loss.csv"))?;
-        let title = format!("{} {}x2-{}: loss per epoch", fs.expression(), args.ft, args.hidden);
+        let title = format!("{} {}: loss per epoch", fs.expression(), shape.short_name());
         if let Err(e) = plot::write_png(&history, &title, &args.out.join("loss.png")) {
             eprintln!("warning: no loss plot: {e}");
         }

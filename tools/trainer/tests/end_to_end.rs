@@ -69,24 +69,27 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
         .unwrap_or_else(|| panic!("no count in {stats}"));
     assert!(positions > 300, "{stats}");
 
-    // 2. A small net trained on it.
+    // 2. A small net trained on it, with output buckets (format version 2).
     let runs = dir.join("runs");
     let out = run(
         Path::new(TRAINER),
         &["--data", &p(&train), "--features", "all", "--ft", "32", "--hidden", "8", "--epochs", "2"]
+            .into_iter()
+            .chain(["--output-buckets", "4"])
             .into_iter()
             .chain(["--batch", "64", "--validation-permille", "100", "--out", &p(&runs)])
             .collect::<Vec<_>>(),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("{positions} lines, 0 rejected")), "{text}");
-    let net_path = runs.join("all_32x2-8-1.nnue");
+    let net_path = runs.join("all_32x2-8-1-ob4.nnue");
     let net = Network::from_bytes(&std::fs::read(&net_path).unwrap()).unwrap();
+    assert_eq!(net.shape.buckets, 4);
 
     // 3. An engine with that net embedded, given zstd-compressed as large
     // committed nets are: its evaluation is the net's, its version names the
     // uncompressed net's hash, and it plays.
-    let packed = dir.join("all_32x2-8-1.nnue.zst");
+    let packed = dir.join("all_32x2-8-1-ob4.nnue.zst");
     std::fs::write(&packed, zstd::encode_all(&std::fs::read(&net_path).unwrap()[..], 19).unwrap()).unwrap();
     let engine = dir.join("tessera");
     let make = Command::new("make")
@@ -109,7 +112,7 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
     let expected = net.evaluate_position(&pos);
     assert!(eval.starts_with(&format!("{expected} cp (side to move: white; net all")), "{eval}");
     let version = String::from_utf8(run(&engine, &["--version"]).stdout).unwrap();
-    assert!(version.contains(&format!("net {} (all 32x2-8-1)", net.hash)), "{version}");
+    assert!(version.contains(&format!("net {} (all 32x2-8-1-ob4)", net.hash)), "{version}");
     let bench = String::from_utf8(run(&engine, &["bench", "3"]).stdout).unwrap();
     let last = bench.lines().last().unwrap_or_default();
     let words: Vec<&str> = last.split_whitespace().collect();
