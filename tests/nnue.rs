@@ -45,6 +45,8 @@ fn accumulators_follow_push_and_pop_exactly() {
         ("pm", false),
         ("rk-hv+d1+d2", false),
         ("kb4", true),
+        ("kb16", false),
+        ("kp+pm", true),
     ] {
         let bytes = if bucketed { random_bucketed_net(expr, 32, 8, 3) } else { random_net(expr, 32, 8, 3) };
         let net = Arc::new(Network::from_bytes(&bytes).unwrap());

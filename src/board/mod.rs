@@ -18,6 +18,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
 
 use crate::features::{Perspective, Update};
 use crate::nnue::network::Network;
+use crate::nnue::refresh_cache::RefreshCache;
 
 /// One ply of the game or search: the position and what is derived from it.
 #[derive(Clone)]
@@ -66,7 +67,9 @@ struct Accumulators {
     /// Index in `plies` of the first accumulated position.
     base: usize,
     update: Update,
-    scratch: Vec<u32>,
+    /// Refreshes start from the accumulator last computed for the same king
+    /// square (king moves under king-relative sets, null moves).
+    cache: RefreshCache,
 }
 
 impl Accumulators {
@@ -82,18 +85,19 @@ impl Accumulators {
             computed: vec![true],
             base,
             update: Update::default(),
-            scratch: Vec::new(),
+            cache: RefreshCache::default(),
         };
         nnue.refresh(0, pos);
         nnue
     }
 
-    /// Recomputes both perspectives of slot `slot` from scratch.
+    /// Recomputes both perspectives of slot `slot` without its parent
+    /// (through the refresh cache).
     fn refresh(&mut self, slot: usize, pos: &Chess) {
         let (ft, stride) = (self.net.shape.ft, self.stride());
         for color in Color::ALL {
             let at = slot * stride + color as usize * ft;
-            self.net.refresh(pos, color, &mut self.data[at..at + ft], &mut self.scratch);
+            self.cache.refresh(&self.net, pos, color, &mut self.data[at..at + ft]);
         }
     }
 
@@ -122,7 +126,7 @@ impl Accumulators {
             let child = &mut rest[at..at + ft];
             self.net.features.update_into(before, m, after, Perspective(color), &mut self.update);
             if self.update.refresh {
-                self.net.refresh(after, color, child, &mut self.scratch);
+                self.cache.refresh(&self.net, after, color, child);
             } else {
                 self.net.update_accumulator(&parent[at..at + ft], child, &self.update.added, &self.update.removed);
             }

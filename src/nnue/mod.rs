@@ -6,5 +6,6 @@ pub mod embedded;
 pub mod format;
 pub mod layers;
 pub mod network;
+pub mod refresh_cache;
 #[cfg(test)]
 mod tests;

@@ -256,6 +256,11 @@ impl Network {
         accumulator::apply(self.columns(), parent, child, added, removed, self.avx2);
     }
 
+    /// The feature transformer's biases: the accumulator of no features.
+    pub fn biases(&self) -> &[i16] {
+        &self.tensors.ft_bias
+    }
+
     fn columns(&self) -> accumulator::Columns<'_> {
         accumulator::Columns { weights: &self.tensors.ft_weights, width: self.shape.ft }
     }
