@@ -114,8 +114,14 @@ impl Accumulators {
     /// reached from `before` by `mv` (`None`: a null move).
     fn compute(&mut self, slot: usize, before: &Chess, mv: Option<Move>, after: &Chess) {
         let Some(m) = mv else {
-            // A pass can change turn-dependent features (`pm`): recompute.
-            self.refresh(slot, after);
+            if self.net.features.changes_on_pass() {
+                // Turn-dependent features (`pm`): recompute.
+                self.refresh(slot, after);
+            } else {
+                let stride = self.stride();
+                self.data.copy_within((slot - 1) * stride..slot * stride, slot * stride);
+            }
+            self.computed[slot] = true;
             return;
         };
         let (ft, stride) = (self.net.shape.ft, self.stride());

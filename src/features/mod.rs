@@ -148,6 +148,13 @@ pub trait FeatureBlock: AsDynBlock + Send + Sync {
     fn needs_refresh(&self, _pos: &Chess, _m: Move, _perspective: Perspective) -> bool {
         false
     }
+    /// Whether a pass (a null move: the other side to move, no en-passant
+    /// square, every piece where it was) can change this block's features.
+    /// Only blocks that read the side to move or the en-passant square do;
+    /// for the others the search copies the parent's accumulators.
+    fn changes_on_pass(&self) -> bool {
+        false
+    }
     /// Appends the indices `m` adds and removes; only called when
     /// `needs_refresh` is false. `after` is `pos` with `m` played.
     fn changes(
@@ -288,6 +295,15 @@ impl FeatureSet {
     }
 
     /// `update`, reusing the buffers of `update` (the search's hot path).
+    /// Whether a null move can change any feature (see
+    /// [`FeatureBlock::changes_on_pass`]).
+    pub fn changes_on_pass(&self) -> bool {
+        match &self.blocks {
+            Blocks::Compiled(c) => c.changes_on_pass(),
+            Blocks::Dynamic(d) => d.changes_on_pass(),
+        }
+    }
+
     pub fn update_into(&self, pos: &Chess, m: Move, after: &Chess, perspective: Perspective, update: &mut Update) {
         match &self.blocks {
             Blocks::Compiled(c) => update_with(c, pos, m, after, perspective, update),

@@ -36,6 +36,11 @@ impl FeatureBlock for Moves {
         true
     }
 
+    /// The legal moves are the side to move's.
+    fn changes_on_pass(&self) -> bool {
+        true
+    }
+
     fn changes(
         &self,
         pos: &Chess,

@@ -56,6 +56,10 @@ impl<A: FeatureBlock, B: FeatureBlock> FeatureBlock for Sum<A, B> {
         self.0.needs_refresh(pos, m, p) && self.1.needs_refresh(pos, m, p)
     }
 
+    fn changes_on_pass(&self) -> bool {
+        self.0.changes_on_pass() || self.1.changes_on_pass()
+    }
+
     fn changes(
         &self,
         pos: &Chess,
@@ -92,6 +96,10 @@ impl FeatureBlock for Box<dyn FeatureBlock> {
 
     fn needs_refresh(&self, pos: &Chess, m: Move, p: Perspective) -> bool {
         self.as_ref().needs_refresh(pos, m, p)
+    }
+
+    fn changes_on_pass(&self) -> bool {
+        self.as_ref().changes_on_pass()
     }
 
     fn changes(

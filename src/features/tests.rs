@@ -341,3 +341,32 @@ fn the_compiled_set_behaves_as_its_dynamic_twin() {
         }
     }
 }
+
+/// A block that declares no change on a pass must list the same features
+/// after a null move (the search copies the accumulators then); one that
+/// declares it must differ somewhere, or the declaration costs for nothing.
+#[test]
+fn only_blocks_that_declare_it_change_on_a_pass() {
+    let fens = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+    ];
+    for name in block_names() {
+        let fs = set(name);
+        let mut differs = false;
+        for fen in fens {
+            let p = pos(fen);
+            let Ok(passed) = p.clone().swap_turn() else { continue };
+            for color in Color::ALL {
+                let (before, after) = (active(&fs, &p, color), active(&fs, &passed, color));
+                if !fs.changes_on_pass() {
+                    assert_eq!(before, after, "{name} changes on a pass in {fen}");
+                }
+                differs |= before != after;
+            }
+        }
+        assert_eq!(differs, fs.changes_on_pass(), "{name}");
+    }
+    assert!(set("all+pm").changes_on_pass() && !set("kp+ph").changes_on_pass());
+}
