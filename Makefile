@@ -7,7 +7,12 @@ CARGO ?= cargo
 VENV := .venv
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: all test clean
+# Every count of the shared perft suites, to full depth (not part of `make
+# test`: about 530 billion nodes, an hour or more on 2 cores).
+PERFT_DIR ?= ../shared/data/perft
+PERFT_FILES ?= $(PERFT_DIR)/standard.epd $(PERFT_DIR)/fischer960.epd $(PERFT_DIR)/cpw_standard6.epd
+
+.PHONY: all test clean perft-full
 
 all:
 	$(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )$(CARGO) build --release
@@ -24,6 +29,10 @@ test: $(VENV)/installed
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace
 	$(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
+
+perft-full:
+	$(CARGO) build --release
+	$(TARGET_DIR)/release/tessera perft-suite $(PERFT_FILES)
 
 clean:
 	$(CARGO) clean

@@ -34,6 +34,25 @@ enum Cmd {
         #[arg(long)]
         divide: bool,
     },
+    /// Check every count of EPD perft suites (`FEN ;D1 n ;D2 n …` lines), the
+    /// lines spread over threads; exits non-zero if any count differs.
+    PerftSuite {
+        /// EPD files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// Skip counts deeper than this.
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Skip counts larger than this.
+        #[arg(long)]
+        max_nodes: Option<u64>,
+        /// Threads (default: every core).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
+        /// Print every line's result, not only failures and refusals.
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Print the static evaluation of a position (side to move's view).
     Eval {
         /// The position.
@@ -91,6 +110,9 @@ fn main() -> ExitCode {
             println!("{nodes} nodes {} nps", (nodes as f64 / secs) as u64);
             ExitCode::SUCCESS
         }
+        Some(Cmd::PerftSuite { files, max_depth, max_nodes, jobs, verbose }) => {
+            perft_suites(&files, max_depth, max_nodes, jobs, verbose)
+        }
         Some(Cmd::Eval { fen }) => {
             let mut board = match Board::from_fen(&fen, true) {
                 Ok(board) => board,
@@ -134,4 +156,64 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `tessera perft-suite`: each file's lines, then its totals.
+fn perft_suites(
+    files: &[std::path::PathBuf],
+    max_depth: Option<u32>,
+    max_nodes: Option<u64>,
+    jobs: Option<u16>,
+    verbose: bool,
+) -> ExitCode {
+    use std::io::Write;
+    use tessera::board::perft_suite::{Limits, LineOutcome, parse_suite, run_suite};
+    let limits = Limits { max_depth: max_depth.unwrap_or(u32::MAX), max_nodes: max_nodes.unwrap_or(u64::MAX) };
+    let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from);
+    let mut ok = true;
+    for file in files {
+        let name = file.display();
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("error: cannot read {name}: {e}");
+                ok = false;
+                continue;
+            }
+        };
+        let (lines, bad) = parse_suite(&text);
+        for b in &bad {
+            println!("{name}:{}: skipped: {}", b.number, b.reason);
+        }
+        let report = run_suite(&lines, limits, jobs, |line, outcome| {
+            let text = match outcome {
+                LineOutcome::Passed { checked, skipped, nodes } if verbose => {
+                    format!("ok ({checked} counts, {skipped} skipped, {nodes} nodes)")
+                }
+                LineOutcome::Passed { .. } => return,
+                LineOutcome::Failed { depth, expected, found } => {
+                    format!("FAILED at depth {depth}: expected {expected}, found {found}  {}", line.fen)
+                }
+                LineOutcome::Refused(reason) => format!("refused by the board: {reason}  {}", line.fen),
+            };
+            println!("{name}:{}: {text}", line.number);
+            let _ = std::io::stdout().flush();
+        });
+        let nps = (report.nodes as f64 / report.seconds.max(1e-6)) as u64;
+        println!(
+            "{name}: {} positions: {} passed, {} failed, {} refused; {} counts checked, {} skipped by the limits, \
+             {} unreadable lines; {} nodes in {:.1} s ({nps} nps, {jobs} threads)",
+            report.positions,
+            report.passed,
+            report.failed,
+            report.refused,
+            report.counts_checked,
+            report.counts_skipped,
+            bad.len(),
+            report.nodes,
+            report.seconds,
+        );
+        ok &= report.failed == 0;
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -6,6 +6,7 @@
 //! accumulators later) is updated in a single place.
 
 pub mod perft;
+pub mod perft_suite;
 pub mod zobrist;
 
 use std::fmt;
