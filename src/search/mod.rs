@@ -289,6 +289,20 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
             break;
         }
     }
+    if main && lines.is_empty() {
+        // Stopped inside the first iteration (a budget of a few nodes or
+        // milliseconds): still name the move and a score before `bestmove`,
+        // as GUIs and tools expect: the best root move found so far, or
+        // else the first legal one at the static evaluation.
+        let (best, score) = match w.root_best {
+            Some((m, s)) => (m, s),
+            None => (root_moves[0], crate::evaluate::evaluate(&mut w.board)),
+        };
+        result.best = Some(best);
+        result.score = score;
+        let pv: Line = [best].into_iter().collect();
+        report(&info_line(w, 1, 1, score, None, &pv, options));
+    }
     if result.ponder.is_none() {
         result.ponder = result.best.and_then(|m| ponder_from_table(w, m));
     }
