@@ -31,7 +31,7 @@ def run(args, env_extra=None, tools=False):
     return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
 
-@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh"])
+@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh", "stress.sh"])
 def test_usage_without_arguments(script):
     out = run([str(T / script)])
     assert out.returncode == 2
@@ -52,6 +52,9 @@ def test_usage_without_arguments(script):
         (["sprt.sh", "s", "5+0.05", "net:/nonexistent.nnue", "b=/bin/true"], True, "net file /nonexistent.nnue not found"),
         (["sprt.sh", "s", "5+0.05", "commit:no-such-rev", "b=/bin/true"], True, "unknown commit 'no-such-rev'"),
         (["match.sh", "m", "5+0.05", "10", "a=/bin/true", "nosuchengine"], True, "unknown engine"),
+        (["stress.sh", "-o", "Threads", "s"], True, "-o takes NAME=VALUE"),
+        (["stress.sh", "s", "many"], True, "GAMES must be a number"),
+        (["stress.sh", "s", "10", "1+0.01", "a=/nonexistent/tessera"], True, "is not an executable"),
     ],
 )
 def test_refusals_say_what_is_wrong(args, tools, message):
