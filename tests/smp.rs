@@ -1,0 +1,61 @@
+//! Lazy SMP: several threads sharing one table give legal moves and scores
+//! close to one thread's on the bench positions, and a stop ends them all.
+//! `cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --test smp`
+//! with `RUSTFLAGS=-Zsanitizer=thread` runs this file under ThreadSanitizer.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::Position;
+use tessera::board::Board;
+use tessera::search::limits::Limits;
+use tessera::search::score::is_mate;
+use tessera::search::time::TimeManager;
+use tessera::search::{Search, SearchOptions, SharedState};
+
+fn search(board: &Board, threads: usize, limits: &Limits) -> tessera::search::SearchResult {
+    let mut search = Search::new(16);
+    let time = TimeManager::new(Instant::now(), limits, board.turn(), 0);
+    let shared = SharedState::new(threads, limits, time);
+    let options = SearchOptions { threads, multipv: 1, show_wdl: false };
+    search.run(board, limits, options, &shared, &|_: &str| {})
+}
+
+#[test]
+fn two_threads_give_legal_moves_and_sane_scores() {
+    let depth = if cfg!(debug_assertions) { 4 } else { 7 };
+    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    for fen in tessera::bench::POSITIONS.iter().step_by(5) {
+        let board = Board::from_fen(fen, false).unwrap();
+        let one = search(&board, 1, &limits);
+        let two = search(&board, 2, &limits);
+        let best = two.best.expect("a legal move");
+        assert!(board.pos().legal_moves().contains(&best), "{fen}: {best:?}");
+        assert!(two.depth >= depth, "{fen}: depth {}", two.depth);
+        // Helpers change the tree, not the verdict: same sign of mate, and
+        // ordinary scores within a few pawns.
+        if is_mate(one.score) || is_mate(two.score) {
+            assert_eq!(one.score.signum(), two.score.signum(), "{fen}: {} vs {}", one.score, two.score);
+        } else {
+            assert!((one.score - two.score).abs() <= 300, "{fen}: {} vs {}", one.score, two.score);
+        }
+    }
+}
+
+#[test]
+fn a_stop_ends_every_thread() {
+    let board = Board::from_fen(tessera::bench::POSITIONS[1], false).unwrap();
+    let limits = Limits { infinite: true, ..Limits::default() };
+    let mut search = Search::new(16);
+    let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+    let shared = SharedState::new(2, &limits, time);
+    let options = SearchOptions { threads: 2, multipv: 1, show_wdl: false };
+    std::thread::scope(|scope| {
+        let running = scope.spawn(|| search.run(&board, &limits, options, &shared, &|_: &str| {}));
+        std::thread::sleep(Duration::from_millis(300));
+        let stopped = Instant::now();
+        shared.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let result = running.join().unwrap();
+        assert!(stopped.elapsed() < Duration::from_millis(200), "{:?} after stop", stopped.elapsed());
+        assert!(board.pos().legal_moves().contains(&result.best.unwrap()));
+    });
+}
