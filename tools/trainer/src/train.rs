@@ -189,6 +189,16 @@ pub fn run(args: &Args) -> Result<(), Error> {
             (0..set.len() as u32).collect::<Vec<_>>().chunks(args.batch).map(|c| Batch::build(&fs, set, c)).collect()
         })
         .collect();
+    let set_names: Vec<String> = validation.iter().map(|(n, _)| n.clone()).collect();
+    let plot_title = format!("{} {}: loss per epoch", fs.expression(), shape.short_name());
+    let write_loss_reports = |history: &[EpochRecord]| -> Result<(), Error> {
+        let names: Vec<&str> = set_names.iter().map(String::as_str).collect();
+        plot::write_csv(history, &names, &args.out.join("loss.csv"))?;
+        if let Err(e) = plot::write_png(history, &plot_title, &args.out.join("loss.png")) {
+            eprintln!("warning: no loss plot: {e}");
+        }
+        Ok(())
+    };
     let mut scratch = Scratch::default();
     let mut grad = vec![0.0f32; model.layout.total];
     let training_started = Instant::now();
@@ -262,12 +272,13 @@ pub fn run(args: &Args) -> Result<(), Error> {
             adam: adam.clone(),
         }
         .save(&checkpoint_path)?;
-        let set_names: Vec<&str> = validation.iter().map(|(n, _)| n.as_str()).collect();
-        plot::write_csv(&history, &set_names, &args.out.join("loss.csv"))?;
-        let title = format!("{} {}: loss per epoch", fs.expression(), shape.short_name());
-        if let Err(e) = plot::write_png(&history, &title, &args.out.join("loss.png")) {
-            eprintln!("warning: no loss plot: {e}");
-        }
+        write_loss_reports(&history)?;
+    }
+    // A run killed between its last checkpoint and its reports resumes with
+    // no epoch left to train: the reports are still rewritten from the
+    // checkpoint's history, so they never miss an epoch.
+    if first_epoch == args.epochs {
+        write_loss_reports(&history)?;
     }
 
     let last = history.last().ok_or("no epoch trained")?;

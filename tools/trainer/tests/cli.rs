@@ -128,6 +128,14 @@ fn trains_resumes_after_kill_and_reproduces() {
     }
     assert_eq!(tensors(&resumed.join("all_32x2-8-1.nnue")), tensors(&net_path), "resume must not change the result");
 
+    // Killed after its last checkpoint but before its reports: a rerun has no
+    // epoch left to train and still rewrites the loss table from the checkpoint.
+    std::fs::remove_file(resumed.join("loss.csv")).unwrap();
+    let out = run(train(&data, &resumed, 4, &[]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("resuming after epoch 4"));
+    assert_eq!(std::fs::read_to_string(resumed.join("loss.csv")).unwrap().lines().count() - 1, 4);
+    assert_eq!(tensors(&resumed.join("all_32x2-8-1.nnue")), tensors(&net_path));
+
     // Other settings refuse the checkpoint rather than mixing runs.
     let out = train(&data, &resumed, 5, &["--lambda", "0.5"]).output().unwrap();
     assert!(!out.status.success());
