@@ -6,7 +6,7 @@
 // The generated lookup builds unit-struct blocks through `default()` like all others.
 #![allow(clippy::default_constructed_unit_structs)]
 
-use super::{FeatureBlock, Pairwise, PieceBlock, Sum};
-use super::{all, d1, d2, h, ka, kb, kp, mb, mc, ph, pm, pv, rk_h, rk_hv, rk_v, v};
+use super::{FeatureBlock, Pairwise, PieceBlock, PlaneBlock, Sum};
+use super::{all, cr, ctl, d1, d2, h, ka, kb, kp, mb, mc, mt, ph, pin, pm, pp, pv, rk_h, rk_hv, rk_v, th, v};
 
 include!(concat!(env!("OUT_DIR"), "/features.rs"));

@@ -10,6 +10,8 @@
 
 mod all;
 mod compiled;
+mod cr;
+mod ctl;
 mod d1;
 mod d2;
 mod h;
@@ -21,16 +23,21 @@ mod line;
 mod mb;
 mod mc;
 mod mobility;
+mod mt;
 mod names;
 mod pairwise;
 mod ph;
+mod pin;
+mod planes;
 mod pm;
+mod pp;
 mod pv;
 mod rk_h;
 mod rk_hv;
 mod rk_v;
 pub mod stats;
 mod sum;
+mod th;
 mod v;
 
 use std::fmt;
@@ -39,6 +46,7 @@ use arrayvec::ArrayVec;
 use line::PieceBlock;
 pub use names::{BLOCKS, block_names};
 use pairwise::Pairwise;
+use planes::PlaneBlock;
 use shakmaty::{CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
 pub use sum::Sum;
 

@@ -29,6 +29,16 @@ pub const BLOCKS: &[(&str, &str)] = &[
     ("rk-hv", "PieceBlock<rk_hv::RkHv>"),
     // `pm` is all ⊕ (from × to of the legal moves).
     ("pm", "Sum<PieceBlock<all::All>, pm::Moves>"),
+    // Planes of a board-to-planes encoding (planes.rs): passed pawns, pinned
+    // pieces, square control, the squares legal moves reach; and the
+    // castling rights.
+    ("pp", "PlaneBlock<pp::Passed>"),
+    ("pin", "PlaneBlock<pin::Pinned>"),
+    ("ctl", "PlaneBlock<ctl::Control>"),
+    ("mt", "PlaneBlock<mt::Reach>"),
+    ("cr", "cr::Cr"),
+    // Threat inputs: (attacker, its square, attacked piece, its square).
+    ("th", "th::Th"),
 ];
 
 /// The type of a block name, if it is one.

@@ -45,12 +45,18 @@ fn sizes_match_the_thesis_table() {
         ("rk-v", 1200),
         ("rk-hv", 2250),
         ("pm", 4864),
+        ("pp", 128),
+        ("pin", 768),
+        ("ctl", 384),
+        ("mt", 128),
+        ("cr", 4),
+        ("th", 90_384),
         ("all+ph+pv", 768 + 2 * 1152),
     ];
     for (expr, size) in expected {
         assert_eq!(set(expr).size(), size, "{expr}");
     }
-    assert_eq!(block_names().count(), 19);
+    assert_eq!(block_names().count(), 25);
 }
 
 #[test]
@@ -369,4 +375,49 @@ fn only_blocks_that_declare_it_change_on_a_pass() {
         assert_eq!(differs, fs.changes_on_pass(), "{name}");
     }
     assert!(set("all+pm").changes_on_pass() && !set("kp+ph").changes_on_pass());
+}
+
+/// The plane blocks and the castling rights, by hand: white's view, then
+/// black's (ranks flipped, ours and theirs swapped).
+#[test]
+fn plane_blocks_by_hand() {
+    let both = |expr: &str, fen: &str| (active(&set(expr), &pos(fen), Color::White), active(&set(expr), &pos(fen), Color::Black));
+    // Passed pawns: a2 is passed, d5 is passed; with a white pawn on e4 neither d5 nor e4 is.
+    assert_eq!(both("pp", "4k3/8/8/3p4/8/8/P7/4K3 w - - 0 1"), (vec![8, 64 + 35], vec![27, 64 + 48]));
+    assert_eq!(both("pp", "4k3/8/8/3p4/4P3/8/P7/4K3 w - - 0 1").0, vec![8]);
+    // Pins: the bishop on b4 pins the knight on d2 to the king on e1 (knight: role 1).
+    assert_eq!(both("pin", "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1"), (vec![2 * 64 + 11], vec![3 * 64 + 51]));
+    assert!(both("pin", "4k3/8/8/8/1b6/2P5/3N4/4K3 w - - 0 1").0.is_empty(), "two pieces between: no pin");
+    // Control: the kings alone attack their neighbours once each.
+    let kings = "7k/8/8/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(both("ctl", kings).0, vec![1, 8, 9, 3 * 64 + 54, 3 * 64 + 55, 3 * 64 + 62]);
+    // b2 attacked by the king and the rook: bucket 2 (channel 1).
+    assert!(both("ctl", "7k/8/8/8/8/8/8/KR6 w - - 0 1").0.contains(&(64 + 9)));
+    // Reach: each king's three moves; the side not to move as if it were to move.
+    assert_eq!(both("mt", kings).0, vec![1, 8, 9, 64 + 54, 64 + 55, 64 + 62]);
+    // Black's view: its king's g8, g7, h7 become g1, g2, h2; white's a2, b2, b1 become a7, b7, b8.
+    assert_eq!(both("mt", kings).1, vec![6, 14, 15, 64 + 48, 64 + 49, 64 + 57]);
+    // Castling rights: ours first.
+    assert_eq!(both("cr", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").0, vec![0, 1, 2, 3]);
+    assert_eq!(both("cr", "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1"), (vec![0, 3], vec![1, 2]));
+}
+
+/// Threats by hand: pieces that attack nothing give no feature; a rook and
+/// the knight at the far end of its file give one pair, seen from both sides.
+#[test]
+fn threat_pairs_by_hand() {
+    let fs = set("th");
+    assert!(active(&fs, &pos("7k/8/8/8/8/8/8/K7 w - - 0 1"), Color::White).is_empty());
+    // Rook a1 (ours for white) attacks the knight a8 (theirs); nothing else attacks anything.
+    let p = pos("n6k/8/8/8/8/8/7K/R7 w - - 0 1");
+    let white = active(&fs, &p, Color::White);
+    assert_eq!(white.len(), 1, "{white:?}");
+    // Black's view of the same pair: their rook attacks our knight.
+    let black = active(&fs, &p, Color::Black);
+    assert_eq!(black.len(), 1);
+    assert_ne!(white, black, "the pieces' sides differ between the two views");
+    // The colour-mirrored position seen from black is this one seen from white.
+    assert_eq!(active(&fs, &pos("r7/7k/8/8/8/8/8/N6K b - - 0 1"), Color::Black), white);
+    // Defended pieces count: two rooks side by side are two pairs.
+    assert_eq!(active(&fs, &pos("7k/8/8/8/8/8/7K/RR6 w - - 0 1"), Color::White).len(), 2);
 }
