@@ -20,8 +20,8 @@ engine=${engines[0]}
 opponents=("${engines[@]:1}")
 me=$(engine_name "$engine")
 
-dir=$TOURNAMENTS/work/$name
-mkdir -p "$dir" "$TOURNAMENTS/results"
+dir=$WORK/$name
+mkdir -p "$dir" "$RESULTS"
 for opp in "${opponents[@]}"; do
     play_pair "$dir/vs-$(engine_name "$opp").pgn" "$tc" "$games" "$engine" "$opp"
 done
@@ -64,6 +64,6 @@ cat "$dir"/vs-*.pgn > "$all"
     done
     echo
     echo "Command: \`tournaments/gauntlet.sh $args\`"
-} > "$TOURNAMENTS/results/$name.md.tmp"
-mv "$TOURNAMENTS/results/$name.md.tmp" "$TOURNAMENTS/results/$name.md"
-cat "$TOURNAMENTS/results/$name.md"
+} > "$RESULTS/$name.md.tmp"
+mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
+cat "$RESULTS/$name.md"

@@ -4,6 +4,10 @@
 
 die() { echo "error: $*" >&2; exit 1; }
 
+# Where result tables and PGNs/builds go; tests point them elsewhere.
+RESULTS=${RESULTS_DIR:-$TOURNAMENTS/results}
+WORK=${WORK_DIR:-$TOURNAMENTS/work}
+
 # The calling script's header comment (its usage), on stderr.
 usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; }
 
@@ -39,6 +43,9 @@ tc_args() {
     if [[ $1 =~ ^nodes=([0-9]+)$ ]]; then
         [ "${BASH_REMATCH[1]}" -ge 1 ] || die "nodes=N needs N ≥ 1"
         echo "tc=inf nodes=${BASH_REMATCH[1]}"
+    elif [[ $1 =~ ^movetime=([0-9]+)$ ]]; then
+        [ "${BASH_REMATCH[1]}" -ge 1 ] || die "movetime=MS needs MS ≥ 1"
+        echo "st=$(awk -v ms="${BASH_REMATCH[1]}" 'BEGIN { printf "%g", ms / 1000 }')"
     else
         [[ $1 =~ ^[0-9./+:]+$|^inf$ ]] || die "time control '$1' is neither cutechess's form (e.g. 10+0.1) nor nodes=N"
         echo "tc=$1"
@@ -188,7 +195,7 @@ play_pair() { # pgn tc games engine_a engine_b
 #   net:FILE      tessera at this checkout with that net embedded
 # anything else is returned as it is. Builds are cached under work/builds/.
 resolve_engine() {
-    local builds=$TOURNAMENTS/work/builds rev hash label root
+    local builds=$WORK/builds rev hash label root
     root=$(git -C "$TOURNAMENTS" rev-parse --show-toplevel 2>/dev/null) || die "not inside the tessera repository"
     mkdir -p "$builds"
     case "$1" in

@@ -31,9 +31,9 @@ b=$(resolve_engine "$5")
 spec_a=$(engine_spec "$a")
 spec_b=$(engine_spec "$b")
 
-mkdir -p "$TOURNAMENTS/work" "$TOURNAMENTS/results"
-pgn=$TOURNAMENTS/work/$name.pgn
-log=$TOURNAMENTS/work/$name.log
+mkdir -p "$WORK" "$RESULTS"
+pgn=$WORK/$name.pgn
+log=$WORK/$name.log
 if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
     rm -f "$pgn"
     "$cutechess" -engine $spec_a -engine $spec_b -each $(tc_args "$tc") timemargin=0 \
@@ -55,5 +55,5 @@ fi
     common_rows "$tc"
     echo
     echo "Command: \`tournaments/match.sh $*\`"
-} > "$TOURNAMENTS/results/$name.md"
-cat "$TOURNAMENTS/results/$name.md"
+} > "$RESULTS/$name.md"
+cat "$RESULTS/$name.md"

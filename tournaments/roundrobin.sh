@@ -17,8 +17,8 @@ names=()
 for e in "${engines[@]}"; do names+=("$(engine_name "$e")"); done
 [ "$(printf '%s\n' "${names[@]}" | sort -u | wc -l)" = "${#names[@]}" ] || die "two engines share a name: ${names[*]}"
 
-dir=$TOURNAMENTS/work/$name
-mkdir -p "$dir" "$TOURNAMENTS/results"
+dir=$WORK/$name
+mkdir -p "$dir" "$RESULTS"
 for ((i = 0; i < ${#engines[@]}; i++)); do
     for ((j = i + 1; j < ${#engines[@]}; j++)); do
         play_pair "$dir/${names[i]}-vs-${names[j]}.pgn" "$tc" "$games" "${engines[i]}" "${engines[j]}"
@@ -41,6 +41,6 @@ cat "$dir"/*-vs-*.pgn > "$all"
     ordo_table "$all" "${names[0]}"
     echo
     echo "Command: \`tournaments/roundrobin.sh $args\`"
-} > "$TOURNAMENTS/results/$name.md.tmp"
-mv "$TOURNAMENTS/results/$name.md.tmp" "$TOURNAMENTS/results/$name.md"
-cat "$TOURNAMENTS/results/$name.md"
+} > "$RESULTS/$name.md.tmp"
+mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
+cat "$RESULTS/$name.md"

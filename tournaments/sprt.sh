@@ -33,9 +33,9 @@ spec_base=$(engine_spec "$base")
 max=${MAX_GAMES:-20000}
 sprt="elo0=${ELO0:-0} elo1=${ELO1:-5} alpha=${ALPHA:-0.05} beta=${BETA:-0.05}"
 
-mkdir -p "$TOURNAMENTS/work" "$TOURNAMENTS/results"
-pgn=$TOURNAMENTS/work/$name.pgn
-log=$TOURNAMENTS/work/$name.log
+mkdir -p "$WORK" "$RESULTS"
+pgn=$WORK/$name.pgn
+log=$WORK/$name.log
 rm -f "$pgn"
 "$cutechess" -engine $spec_new -engine $spec_base -each $(tc_args "$tc") timemargin=0 \
     -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
@@ -69,5 +69,5 @@ esac
     ordo_table "$pgn" "$(engine_name "$base")"
     echo
     echo "Command: \`tournaments/sprt.sh $args\`"
-} > "$TOURNAMENTS/results/$name.md"
-cat "$TOURNAMENTS/results/$name.md"
+} > "$RESULTS/$name.md"
+cat "$RESULTS/$name.md"

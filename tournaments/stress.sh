@@ -49,9 +49,9 @@ if [ "$engine" = "$opponent" ]; then
 fi
 spec_a+=("${options[@]}")
 
-mkdir -p "$TOURNAMENTS/work" "$TOURNAMENTS/results"
-pgn=$TOURNAMENTS/work/$name.pgn
-log=$TOURNAMENTS/work/$name.log
+mkdir -p "$WORK" "$RESULTS"
+pgn=$WORK/$name.pgn
+log=$WORK/$name.log
 done_games=$(played "$pgn")
 left=$((games - done_games))
 if [ "$left" -gt 0 ]; then
@@ -61,13 +61,13 @@ if [ "$left" -gt 0 ]; then
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
         -concurrency "$CONCURRENCY" -recover -pgnout "$pgn" -ratinginterval 50 | tee -a "$log"
-    echo "$(( $(date +%s) - started ))" >>"$TOURNAMENTS/work/$name.seconds"
+    echo "$(( $(date +%s) - started ))" >>"$WORK/$name.seconds"
 fi
 
 # Terminations other than a normal result, from the PGN's tags.
 terminations=$(grep -h '^\[Termination "' "$pgn" 2>/dev/null | sort | uniq -c |
     awk '{ n = $1; $1 = ""; sub(/^ \[Termination "/, ""); sub(/"\]$/, ""); printf "%s%s %d", sep, $0, n; sep = ", " }' || true)
-seconds=$(awk '{ s += $1 } END { print s + 0 }' "$TOURNAMENTS/work/$name.seconds" 2>/dev/null || echo 0)
+seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/null || echo 0)
 {
     echo "# $name"
     echo
@@ -83,5 +83,5 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$TOURNAMENTS/work/$name.seconds
     common_rows "$tc"
     echo
     echo "Command: \`tournaments/stress.sh $*\`$([ ${#options[@]} -gt 0 ] && echo " (with ${options[*]/#option./-o })")"
-} >"$TOURNAMENTS/results/$name.md"
-cat "$TOURNAMENTS/results/$name.md"
+} >"$RESULTS/$name.md"
+cat "$RESULTS/$name.md"

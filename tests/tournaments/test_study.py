@@ -1,0 +1,70 @@
+"""The feature-set study on a tiny budget: two sets (`all` and `h+v`), 600 lines of data,
+one epoch, a handful of puzzles and (where cutechess-cli is installed) games; then the
+same command again, which must find everything done."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = ROOT / "tournaments" / "study.py"
+TRAIN = ROOT.parent / "shared" / "data" / "train"
+
+
+def test_unknown_experiments_and_steps_are_refused():
+    out = subprocess.run([sys.executable, str(STUDY), "sideways"], capture_output=True, text=True)
+    assert out.returncode != 0 and "invalid choice" in out.stderr
+    out = subprocess.run([sys.executable, str(STUDY), "axes", "--skip", "dance"], capture_output=True, text=True)
+    assert out.returncode != 0 and "unknown step dance" in out.stderr
+    out = subprocess.run([sys.executable, str(STUDY), "axes", "--sets", "kp"], capture_output=True, text=True)
+    assert out.returncode != 0 and "kp not in axes" in out.stderr
+    listing = subprocess.run([sys.executable, str(STUDY), "--list"], capture_output=True, text=True).stdout
+    assert "pairwise: all+ph all+pv all+ph+pv" in listing
+
+
+@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="no shared training data")
+def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
+    trainer = Path(engine_bin).with_name("tessera-trainer")
+    if not trainer.exists():
+        pytest.skip(f"{trainer} not built")
+    env = {
+        **os.environ,
+        "TESSERA_BIN": engine_bin,
+        "TESSERA_TRAINER": str(trainer),
+        "RESULTS_DIR": str(tmp_path / "results"),
+        # Engines built for the tiny nets are cached here between runs (the nets are
+        # deterministic); a quick profile, since the test checks what is measured, not speed.
+        "WORK_DIR": str(ROOT / "target" / "study-test"),
+        "CARGO_PROFILE_RELEASE_LTO": "false",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
+    }
+    cmd = [sys.executable, str(STUDY), "axes", "--tiny", "--sets", "h+v", "--dir", str(tmp_path / "study")]
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    text = (tmp_path / "study" / "study-axes.md").read_text()
+    rows = {l.split("|")[1].strip(): [c.strip() for c in l.strip().strip("|").split("|")] for l in text.splitlines() if l.startswith("| `")}
+    assert set(rows) == {"`all`", "`h+v`"}, text
+    for name, inputs in [("`all`", "768"), ("`h+v`", "192")]:
+        row = rows[name]
+        assert row[1] == inputs, row
+        assert float(row[2]) > 0 and float(row[5]) > 0, row  # active features, validation loss
+        assert 0 <= float(row[8]) <= 1 and int(row[9]) > 0, row  # puzzle accuracy, nps
+    assert rows["`h+v`"][10] == "0.005810", "the thesis's figures stand beside ours"
+    if shutil.which("cutechess-cli") or os.environ.get("CUTECHESS"):
+        games = (tmp_path / "results" / "study-axes-nodes.md").read_text()
+        assert "| games | 2 |" in games, games
+    else:
+        assert "cutechess-cli not found" in first.stderr
+
+    started = time.monotonic()
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "h+v: net h+v_32x2-8-1.nnue already trained" in again.stderr
+    assert "training" not in again.stderr and "puzzles at" not in again.stderr
+    assert time.monotonic() - started < 120

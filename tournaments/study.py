@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""The feature-set study: the thesis's experiments, one command each.
+
+For every feature set of an experiment (and `all`, the reference), with the
+same data, shape, seed and budget: a net is trained, an engine built with it,
+its feature statistics, speed and puzzle accuracy measured, and all of them
+play `all` at a fixed time per move and at a fixed number of nodes, rated by
+Ordo with `all` = 0. The results are one markdown table per experiment.
+
+usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…]
+       tournaments/study.py --list
+EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes (see --list)
+
+Every step is resumable: a finished net, statistic, bench, puzzle run or
+pairing is kept and not redone, so a killed run is continued by running the
+same command again. Timed steps (speed, puzzles, games at a fixed time) need
+a quiet machine; the fixed-node games do not.
+writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed, DIR/puzzles,
+        results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh),
+        research/study-EXPERIMENT.md (or DIR/study-EXPERIMENT.md with --tiny)
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import report
+
+ROOT = report.ROOT
+TOURNAMENTS = report.TOURNAMENTS
+SHARED = report.SHARED_DATA
+
+REFERENCE = "all"
+EXPERIMENTS = {
+    "axes": ["h+v", "d1+d2", "h+v+d1+d2", "all+h+v", "all+d1+d2", "all+h+v+d1+d2"],
+    "pairwise": ["all+ph", "all+pv", "all+ph+pv"],
+    "mobility": ["all+mb", "all+mc"],
+    "beyond": ["compact", "kp", "ka", "rk-h", "rk-v", "rk-hv", "pm"],
+    "king": ["kb4", "kb8", "kb16"],
+    "threats": ["all+th", "kb4+th"],
+    "planes": ["all+pin", "all+ctl", "all+pp", "all+cr", "all+mt"],
+}
+
+# The thesis's figures (validation loss on its own data, Elo vs `all` at 100 ms
+# a move, puzzle move accuracy); see the study issue. ph = pairs along a rank,
+# pv = along a file (design.md); the thesis's slides list ph first.
+THESIS = {
+    "h+v": ("0.005810", "−384.3 ± 5.1", "0.8618"),
+    "d1+d2": ("0.006707", "−444.1 ± 5.1", "0.8517"),
+    "h+v+d1+d2": ("0.003907", "−183.5 ± 4.1", "0.8748"),
+    "all": ("0.003134", "0", "0.8865"),
+    "all+h+v": ("0.003082", "−27.1 ± 4.1", "0.8851"),
+    "all+d1+d2": ("0.003087", "−26.1 ± 3.8", "0.8814"),
+    "all+h+v+d1+d2": ("0.003067", "−58.7 ± 3.7", "0.8766"),
+    "all+ph": ("0.003033", "−38.2 ± 4.8", ""),
+    "all+pv": ("0.002946", "−8.4 ± 5.0", ""),
+    "all+ph+pv": ("0.002868", "−37.6 ± 4.9", ""),
+    "all+mb": ("0.002824", "−260.9 ± 5.4", ""),
+    "all+mc": ("0.003032", "−280.9 ± 5.6", ""),
+}
+
+# The default budget: the recipe of the default net (nets/README.md), with two
+# whole self-play files held out for validation.
+FULL = dict(
+    data=[str(SHARED / "train" / "*.zst")],
+    validation=[str(SHARED / "train" / "sf5k-s14.txt.zst"), str(SHARED / "train" / "sf5k-r08-s16.txt.zst")],
+    ft=512, hidden=32, epochs=6, batch=8192, lr="1e-3", limit=None,
+    games=200, tc="movetime=100", nodes=25000, puzzles=1000, movetime=100, bench_depth=11,
+    stats_file=str(SHARED / "pgn" / "lichess_user_games_3970.pgn"),
+)
+# A budget for the tests: every step, in seconds.
+TINY = dict(FULL, validation=[], ft=32, hidden=8, epochs=1, batch=64, limit=600, games=2, tc="movetime=50",
+            nodes=300, puzzles=3, movetime=50, bench_depth=3)
+
+STEPS = ["train", "stats", "speed", "puzzles", "games"]
+
+
+def log(message: str) -> None:
+    print(f"study: {message}", file=sys.stderr, flush=True)
+
+
+def run(cmd: list[str], out: Path | None = None, env: dict | None = None) -> str:
+    """Runs a command; stops the study with its output if it fails. With `out`, also keeps stdout there."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
+    if proc.returncode != 0:
+        report.die(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(out.suffix + ".tmp")
+        tmp.write_text(proc.stdout)
+        tmp.replace(out)
+    return proc.stdout
+
+
+def release_dir() -> Path:
+    return Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release"
+
+
+def binaries() -> tuple[Path, Path]:
+    """The engine and trainer of this checkout: $TESSERA_BIN and $TESSERA_TRAINER if set
+    (the tests pass the ones `make test` built), or built now."""
+    engine, trainer = os.environ.get("TESSERA_BIN"), os.environ.get("TESSERA_TRAINER")
+    if not (engine and trainer):
+        run(["cargo", "build", "--release", "--quiet", "--workspace"])
+    return Path(engine or release_dir() / "tessera"), Path(trainer or release_dir() / "tessera-trainer")
+
+
+def net_of(run_dir: Path) -> Path | None:
+    nets = sorted(run_dir.glob("*.nnue"))
+    return nets[0] if nets else None
+
+
+def train(fs: str, budget: dict, study: Path, trainer_bin: str) -> Path:
+    run_dir = study / "runs" / fs
+    if (net := net_of(run_dir)) is not None:
+        log(f"{fs}: net {net.name} already trained")
+        return net
+    log(f"{fs}: training")
+    cmd = [trainer_bin, "--features", fs, "--ft", str(budget["ft"]), "--hidden", str(budget["hidden"]),
+           "--epochs", str(budget["epochs"]), "--batch", str(budget["batch"]), "--lr", budget["lr"],
+           "--schedule", "cosine", "--lambda", "0", "--seed", "1", "--out", str(run_dir), "--data", *budget["data"]]
+    if budget["validation"]:
+        cmd += ["--validation", *budget["validation"]]
+    else:
+        cmd += ["--validation-permille", "100"]
+    if budget["limit"]:
+        cmd += ["--limit", str(budget["limit"])]
+    run(cmd, out=study / "logs" / f"train-{fs}.txt")
+    net = net_of(run_dir)
+    if net is None:
+        report.die(f"the trainer wrote no net into {run_dir}")
+    return net
+
+
+def build(net: Path) -> Path:
+    """The engine with `net` embedded (tournaments/lib.sh caches it by the net's hash)."""
+    out = run(["bash", "-c", f'TOURNAMENTS="{TOURNAMENTS}"; . "{TOURNAMENTS}/lib.sh"; resolve_engine "net:$1"', "-", str(net)])
+    return Path(out.strip().split("=", 1)[1])
+
+
+def validation_loss(study: Path, fs: str) -> str:
+    text = (study / "logs" / f"train-{fs}.txt").read_text() if (study / "logs" / f"train-{fs}.txt").exists() else ""
+    m = re.findall(r"^validation loss (\d\.\d+)$", text, re.M)
+    return m[-1] if m else ""
+
+
+def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
+    out = study / "stats" / f"{fs}.md"
+    if not out.exists():
+        log(f"{fs}: feature statistics")
+        run([str(engine), "features", fs, "--stats", budget["stats_file"]], out=out)
+    rows = [l for l in out.read_text().splitlines() if l.startswith("| ") and not l.startswith("| block")]
+    total = rows[-1].strip("|").split("|")
+    size, active, added, removed, refresh = (c.strip() for c in total[1:6])
+    return {"inputs": size, "active": active, "updates": f"{float(added) + float(removed):.2f}", "refresh": refresh}
+
+
+def speed(fs: str, engine: Path, budget: dict, study: Path) -> str:
+    out = study / "speed" / f"{fs}.txt"
+    if not out.exists():
+        log(f"{fs}: bench {budget['bench_depth']}")
+        run([str(engine), "bench", str(budget["bench_depth"])], out=out)
+    last = out.read_text().strip().splitlines()[-1].split()
+    return last[2] if len(last) == 4 and last[3] == "nps" else ""
+
+
+def puzzles(fs: str, engine: Path, budget: dict, study: Path) -> str:
+    name = "study-" + re.sub(r"[^A-Za-z0-9._-]", "_", fs)
+    out = study / "puzzles" / f"{name}.md"
+    if not out.exists():
+        log(f"{fs}: {budget['puzzles']} puzzles at {budget['movetime']} ms")
+        run([sys.executable, str(TOURNAMENTS / "puzzles.py"), name, "--engine", str(engine),
+             "--movetime", str(budget["movetime"]), "--limit", str(budget["puzzles"])],
+            env={"RESULTS_DIR": str(study / "puzzles")})
+    m = re.search(r"\| move accuracy \| \*\*([\d.]+)%\*\*", out.read_text())
+    return f"{float(m.group(1)) / 100:.4f}" if m else ""
+
+
+def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path]) -> dict[str, tuple[str, str]]:
+    """Every set against the reference (gauntlet.sh: resumable per pairing); Elo and ± by set."""
+    name = f"study-{experiment}-{kind}"
+    others = [f"net:{nets[fs]}" for fs in nets if fs != REFERENCE]
+    if not others:
+        return {}
+    log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE}")
+    run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
+    results = Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results") / f"{name}.md"
+    elo = {}
+    for line in results.read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 7 and cells[0].isdigit():
+            elo[cells[1]] = (cells[2], cells[3])
+    label = {fs: nets[fs].stem for fs in nets}
+    return {fs: elo.get(label[fs], ("", "")) for fs in nets}
+
+
+def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str]) -> None:
+    header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "val. loss",
+              f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes", "puzzle move acc.", "nps",
+              "thesis val. loss", "thesis Elo", "thesis puzzle acc."]
+    table_rows = []
+    for fs in [REFERENCE] + sets:
+        r = rows[fs]
+        thesis = THESIS.get(fs, ("", "", ""))
+        fmt = lambda e: "0" if fs == REFERENCE else (f"{e[0]} ± {e[1]}" if e and e[0] else "–")
+        table_rows.append([f"`{fs}`", r["inputs"], r["active"], r["updates"], r["refresh"], r["loss"] or "–",
+                           fmt(r.get("elo_time")), fmt(r.get("elo_nodes")), r.get("puzzles") or "–",
+                           r.get("nps") or "–", *(t or "–" for t in thesis)])
+    text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
+    text += (f"\nBudget: {budget['epochs']} epochs of `{' '.join(budget['data'])}`"
+             f"{' (at most ' + str(budget['limit']) + ' lines)' if budget['limit'] else ''}, "
+             f"validation on {', '.join('`' + Path(v).name + '`' for v in budget['validation']) or '10% of the lines'}, "
+             f"{budget['ft']}×2-{budget['hidden']}-1, batch {budget['batch']}, lr {budget['lr']} cosine, λ 0, seed 1; "
+             f"{budget['games']} games per set against `all` at {budget['tc']} and at {budget['nodes']} nodes a move "
+             f"(tables `results/study-{experiment}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
+             f"{budget['puzzles']} puzzles at {budget['movetime']} ms; statistics over "
+             f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")
+    if skipped:
+        text += f"\nNot measured in this run: {', '.join(skipped)}.\n"
+    text += "\n" + report.table(["", ""], report.provenance_rows())
+    text += f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    print(text)
+    log(f"wrote {path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiment", nargs="?", choices=sorted(EXPERIMENTS))
+    parser.add_argument("--list", action="store_true", help="print the experiments and their sets")
+    parser.add_argument("--sets", help="only these sets of the experiment (comma-separated)")
+    parser.add_argument("--dir", default=str(TOURNAMENTS / "work" / "study"), help="nets, logs and measurements")
+    parser.add_argument("--tiny", action="store_true", help="a budget of seconds, for tests")
+    parser.add_argument("--skip", default="", help=f"steps to leave out: {','.join(STEPS)}")
+    args = parser.parse_args()
+    if args.list:
+        for name, sets in EXPERIMENTS.items():
+            print(f"{name}: {' '.join(sets)}")
+        return
+    if not args.experiment:
+        parser.error("an EXPERIMENT is needed (or --list)")
+    skip = [s for s in args.skip.split(",") if s]
+    if unknown := [s for s in skip if s not in STEPS]:
+        report.die(f"unknown step {', '.join(unknown)}; steps: {', '.join(STEPS)}")
+    sets = EXPERIMENTS[args.experiment]
+    if args.sets:
+        wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
+        if bad := [s for s in wanted if s not in sets and s != REFERENCE]:
+            report.die(f"{', '.join(bad)} not in {args.experiment}: {' '.join(sets)}")
+        sets = [s for s in wanted if s != REFERENCE]
+    budget = TINY if args.tiny else FULL
+    study = Path(args.dir)
+
+    # Refuse unknown blocks before hours of work.
+    engine_now, trainer_bin = binaries()
+    for fs in [REFERENCE] + sets:
+        proc = subprocess.run([str(engine_now), "features", fs], capture_output=True, text=True)
+        if proc.returncode != 0:
+            report.die(f"feature set {fs}: {proc.stderr.strip()}")
+    if not [f for pattern in budget["data"] for f in glob.glob(pattern)]:
+        report.die(f"no training data at {' '.join(budget['data'])}")
+
+    have_cutechess = bool(os.environ.get("CUTECHESS") or shutil.which("cutechess-cli"))
+    if "games" not in skip and not have_cutechess:
+        log("cutechess-cli not found: the games are left out (see tournaments/README.md)")
+        skip.append("games")
+
+    nets, rows = {}, {}
+    # Statistics need no net (any build reads any expression); bench, puzzles
+    # and games need the engine built with the set's net.
+    needs_engine = any(step not in skip for step in ["speed", "puzzles", "games"])
+    for fs in [REFERENCE] + sets:
+        nets[fs] = train(fs, budget, study, str(trainer_bin))
+        engine = build(nets[fs]) if needs_engine else None
+        rows[fs] = stats(fs, engine_now, budget, study) if "stats" not in skip else dict.fromkeys(
+            ["inputs", "active", "updates", "refresh"], "–")
+        rows[fs]["loss"] = validation_loss(study, fs)
+        if "speed" not in skip:
+            rows[fs]["nps"] = speed(fs, engine, budget, study)
+        if "puzzles" not in skip:
+            rows[fs]["puzzles"] = puzzles(fs, engine, budget, study)
+    if "games" not in skip:
+        for kind, tc in [("time", budget["tc"]), ("nodes", f"nodes={budget['nodes']}")]:
+            for fs, elo in games(args.experiment, kind, tc, budget, nets).items():
+                rows[fs][f"elo_{kind}"] = elo
+    out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
+    write_report(args.experiment, sets, rows, budget, out, skip)
+
+
+if __name__ == "__main__":
+    main()
