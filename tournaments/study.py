@@ -7,7 +7,7 @@ its feature statistics, speed and puzzle accuracy measured, and all of them
 play `all` at a fixed time per move and at a fixed number of nodes, rated by
 Ordo with `all` = 0. The results are one markdown table per experiment.
 
-usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…]
+usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
        tournaments/study.py --list
 EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes (see --list)
 
@@ -77,7 +77,9 @@ FULL = dict(
 TINY = dict(FULL, validation=[], ft=32, hidden=8, epochs=1, batch=64, limit=600, games=2, tc="movetime=50",
             nodes=300, puzzles=3, movetime=50, bench_depth=3)
 
-STEPS = ["train", "stats", "speed", "puzzles", "games"]
+# `nodes`: the games at a fixed node count (load-immune); `time`: at a fixed
+# time per move (a quiet machine).
+STEPS = ["train", "stats", "speed", "puzzles", "nodes", "time"]
 
 
 def log(message: str) -> None:
@@ -160,19 +162,23 @@ def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
     return {"inputs": size, "active": active, "updates": f"{float(added) + float(removed):.2f}", "refresh": refresh}
 
 
-def speed(fs: str, engine: Path, budget: dict, study: Path) -> str:
+def speed(fs: str, engine: Path | None, budget: dict, study: Path) -> str:
     out = study / "speed" / f"{fs}.txt"
     if not out.exists():
+        if engine is None:
+            return ""
         log(f"{fs}: bench {budget['bench_depth']}")
         run([str(engine), "bench", str(budget["bench_depth"])], out=out)
     last = out.read_text().strip().splitlines()[-1].split()
     return last[2] if len(last) == 4 and last[3] == "nps" else ""
 
 
-def puzzles(fs: str, engine: Path, budget: dict, study: Path) -> str:
+def puzzles(fs: str, engine: Path | None, budget: dict, study: Path) -> str:
     name = "study-" + re.sub(r"[^A-Za-z0-9._-]", "_", fs)
     out = study / "puzzles" / f"{name}.md"
     if not out.exists():
+        if engine is None:
+            return ""
         log(f"{fs}: {budget['puzzles']} puzzles at {budget['movetime']} ms")
         run([sys.executable, str(TOURNAMENTS / "puzzles.py"), name, "--engine", str(engine),
              "--movetime", str(budget["movetime"]), "--limit", str(budget["puzzles"])],
@@ -181,22 +187,30 @@ def puzzles(fs: str, engine: Path, budget: dict, study: Path) -> str:
     return f"{float(m.group(1)) / 100:.4f}" if m else ""
 
 
-def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path]) -> dict[str, tuple[str, str]]:
-    """Every set against the reference (gauntlet.sh: resumable per pairing); Elo and ± by set."""
+def results_dir() -> Path:
+    return Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results")
+
+
+def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], play: bool) -> dict[str, tuple[str, str]]:
+    """Every set against the reference (gauntlet.sh: resumable per pairing); Elo and ± by set.
+    Without `play`, only what an earlier run left in the table."""
     name = f"study-{experiment}-{kind}"
     others = [f"net:{nets[fs]}" for fs in nets if fs != REFERENCE]
     if not others:
         return {}
-    log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE}")
-    run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
-    results = Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results") / f"{name}.md"
+    if play:
+        log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE}")
+        run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
+    results = results_dir() / f"{name}.md"
+    if not results.exists():
+        return {}
     elo = {}
     for line in results.read_text().splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) == 7 and cells[0].isdigit():
             elo[cells[1]] = (cells[2], cells[3])
     label = {fs: nets[fs].stem for fs in nets}
-    return {fs: elo.get(label[fs], ("", "")) for fs in nets}
+    return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
 
 
 def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str]) -> None:
@@ -221,7 +235,8 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
              f"{budget['puzzles']} puzzles at {budget['movetime']} ms; statistics over "
              f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")
     if skipped:
-        text += f"\nNot measured in this run: {', '.join(skipped)}.\n"
+        text += (f"\nSteps left out of this run: {', '.join(skipped)}; their columns show what an earlier "
+                 "run measured, or – where none did.\n")
     text += "\n" + report.table(["", ""], report.provenance_rows())
     text += f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +253,7 @@ def main():
     parser.add_argument("--dir", default=str(TOURNAMENTS / "work" / "study"), help="nets, logs and measurements")
     parser.add_argument("--tiny", action="store_true", help="a budget of seconds, for tests")
     parser.add_argument("--skip", default="", help=f"steps to leave out: {','.join(STEPS)}")
+    parser.add_argument("--games", type=int, help="games per set and kind (default: the budget's); more tops up a finished run")
     args = parser.parse_args()
     if args.list:
         for name, sets in EXPERIMENTS.items():
@@ -254,7 +270,11 @@ def main():
         if bad := [s for s in wanted if s not in sets and s != REFERENCE]:
             report.die(f"{', '.join(bad)} not in {args.experiment}: {' '.join(sets)}")
         sets = [s for s in wanted if s != REFERENCE]
-    budget = TINY if args.tiny else FULL
+    budget = dict(TINY if args.tiny else FULL)
+    if args.games is not None:
+        if args.games < 2:
+            report.die("--games needs at least 2 (each opening is played with both colours)")
+        budget["games"] = args.games
     study = Path(args.dir)
 
     # Refuse unknown blocks before hours of work.
@@ -267,28 +287,26 @@ def main():
         report.die(f"no training data at {' '.join(budget['data'])}")
 
     have_cutechess = bool(os.environ.get("CUTECHESS") or shutil.which("cutechess-cli"))
-    if "games" not in skip and not have_cutechess:
+    if not have_cutechess and not {"nodes", "time"} <= set(skip):
         log("cutechess-cli not found: the games are left out (see tournaments/README.md)")
-        skip.append("games")
+        skip += ["nodes", "time"]
 
     nets, rows = {}, {}
     # Statistics need no net (any build reads any expression); bench, puzzles
     # and games need the engine built with the set's net.
-    needs_engine = any(step not in skip for step in ["speed", "puzzles", "games"])
+    needs_engine = any(step not in skip for step in ["speed", "puzzles", "nodes", "time"])
     for fs in [REFERENCE] + sets:
         nets[fs] = train(fs, budget, study, str(trainer_bin))
         engine = build(nets[fs]) if needs_engine else None
         rows[fs] = stats(fs, engine_now, budget, study) if "stats" not in skip else dict.fromkeys(
             ["inputs", "active", "updates", "refresh"], "–")
         rows[fs]["loss"] = validation_loss(study, fs)
-        if "speed" not in skip:
-            rows[fs]["nps"] = speed(fs, engine, budget, study)
-        if "puzzles" not in skip:
-            rows[fs]["puzzles"] = puzzles(fs, engine, budget, study)
-    if "games" not in skip:
-        for kind, tc in [("time", budget["tc"]), ("nodes", f"nodes={budget['nodes']}")]:
-            for fs, elo in games(args.experiment, kind, tc, budget, nets).items():
-                rows[fs][f"elo_{kind}"] = elo
+        # A step left out still reports what an earlier run measured.
+        rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study)
+        rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
+    for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:
+        for fs, elo in games(args.experiment, kind, tc, budget, nets, play=kind not in skip).items():
+            rows[fs][f"elo_{kind}"] = elo
     out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
     write_report(args.experiment, sets, rows, budget, out, skip)
 

@@ -79,6 +79,16 @@ pub fn role_index(role: Role) -> usize {
     role as usize - 1
 }
 
+/// The `all` input of a piece on a square as a perspective sees it (`square`
+/// already oriented, `ours` for the perspective's own pieces): the first 768
+/// inputs of every set that starts with `all`. Pictures of a net's weights
+/// read them by piece and square through this.
+pub fn piece_square_index(square: Square, role: Role, ours: bool) -> u32 {
+    use line::PieceFeature;
+    <all::All as PieceFeature>::index(square, role_index(role), usize::from(!ours), Square::A1)
+        .expect("every piece on every square has an `all` input")
+}
+
 /// One piece appearing on or leaving a square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PieceChange {

@@ -2,6 +2,7 @@
 //! CPU, quantizes it and writes the engine's `.nnue` format.
 
 mod batch;
+mod charts;
 mod checkpoint;
 mod data;
 mod loss;
@@ -10,11 +11,12 @@ mod optim;
 mod plot;
 mod sources;
 mod train;
+mod weights;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum MethodArg {
@@ -44,8 +46,10 @@ pub enum OptimizerArg {
 /// (`setoption name EvalFile`). Kill it at any time: run the same command
 /// again and it resumes from the last finished epoch.
 #[derive(Parser, Debug)]
-#[command(name = "tessera-trainer", version)]
+#[command(name = "tessera-trainer", version, subcommand_negates_reqs = true, args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// Training files or globs: text, plain or zstd (`<FEN> | <cp, white's
     /// view> | <result>` for eval; `<FEN> | <move played> | <other move>` for
     /// pqr), or datagen's `.bin` records. `PATH:0.5` keeps that share of each
@@ -158,9 +162,27 @@ pub struct Args {
     pub fresh: bool,
 }
 
+/// Other work on nets than training.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Draw one feature-transformer neuron's weights per piece and square
+    /// (12 boards) as a PNG, for nets whose feature set starts with `all`.
+    Weights(weights::WeightsArgs),
+    /// Validation loss per epoch of several runs on one chart (PNG).
+    LossChart(charts::LossChartArgs),
+    /// Elo with its error bar for several sets (PNG).
+    EloChart(charts::EloChartArgs),
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
-    match train::run(&args) {
+    let result = match &args.command {
+        Some(Command::Weights(w)) => weights::run(w),
+        Some(Command::LossChart(c)) => charts::loss_chart(c),
+        Some(Command::EloChart(c)) => charts::elo_chart(c),
+        None => train::run(&args),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -38,7 +38,7 @@ const FONTS: &[&str] = &[
     "C:\\Windows\\Fonts\\arial.ttf",
 ];
 
-fn register_font() -> Result<(), String> {
+pub fn register_font() -> Result<(), String> {
     static REGISTERED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     REGISTERED
         .get_or_init(|| {

@@ -1,0 +1,199 @@
+//! Charts that compare runs, for the feature-set study: validation loss per
+//! epoch of several runs on one chart, and Elo with its error bar per set.
+
+use std::path::PathBuf;
+
+use clap::Args as ClapArgs;
+use plotters::prelude::*;
+
+use crate::plot;
+
+type Error = Box<dyn std::error::Error>;
+
+#[derive(ClapArgs, Debug)]
+pub struct LossChartArgs {
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value = "validation loss per epoch")]
+    pub title: String,
+    /// `LABEL=RUN/loss.csv`, one per run (the trainer's loss table).
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<String>,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct EloChartArgs {
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value = "Elo against the reference (95% interval)")]
+    pub title: String,
+    /// `LABEL=ELO±ERROR` (or `LABEL=ELO+-ERROR`), one per set, in the order drawn.
+    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub sets: Vec<String>,
+}
+
+fn split_label(arg: &str) -> Result<(&str, &str), Error> {
+    arg.split_once('=').filter(|(l, v)| !l.is_empty() && !v.is_empty()).ok_or_else(|| {
+        format!("`{arg}`: expected LABEL=VALUE").into()
+    })
+}
+
+/// The epochs and validation losses of a trainer's `loss.csv`.
+pub fn read_losses(text: &str) -> Result<Vec<(f64, f64)>, Error> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty loss table")?.split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).ok_or(format!("no `{name}` column"));
+    let (epoch, loss) = (column("epoch")?, column("validation_loss")?);
+    let points = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            let cell = |i: usize| -> Result<f64, Error> {
+                cells.get(i).and_then(|c| c.trim().parse().ok()).ok_or_else(|| format!("bad row `{l}`").into())
+            };
+            Ok((cell(epoch)?, cell(loss)?))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    if points.is_empty() {
+        return Err("no epochs in the loss table".into());
+    }
+    Ok(points)
+}
+
+/// `ELO±ERROR` → (elo, error); `−` (the Unicode minus) is read as `-`.
+pub fn parse_elo(value: &str) -> Result<(f64, f64), Error> {
+    let value = value.replace('−', "-").replace(' ', "");
+    let (elo, error) = value.split_once('±').or_else(|| value.split_once("+-")).unwrap_or((&value, "0"));
+    let number = |s: &str| s.parse::<f64>().map_err(|_| format!("`{value}`: expected ELO±ERROR"));
+    Ok((number(elo)?, number(error)?))
+}
+
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+pub fn loss_chart(args: &LossChartArgs) -> Result<(), Error> {
+    plot::register_font()?;
+    let mut runs = Vec::new();
+    for arg in &args.runs {
+        let (label, path) = split_label(arg)?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        runs.push((label.to_string(), read_losses(&text).map_err(|e| format!("{path}: {e}"))?));
+    }
+    let all = runs.iter().flat_map(|(_, p)| p.iter());
+    let (x_max, low, high) = all.fold((1.0f64, f64::MAX, f64::MIN), |(x, lo, hi), &(e, l)| (x.max(e), lo.min(l), hi.max(l)));
+    let pad = ((high - low) * 0.05).max(1e-9);
+    let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&args.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.0..x_max, (low - pad)..(high + pad))?;
+    chart.configure_mesh().x_desc("epoch").y_desc("validation loss").draw()?;
+    for (i, (label, points)) in runs.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    root.present()?;
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
+
+pub fn elo_chart(args: &EloChartArgs) -> Result<(), Error> {
+    plot::register_font()?;
+    let mut sets = Vec::new();
+    for arg in &args.sets {
+        let (label, value) = split_label(arg)?;
+        sets.push((label.to_string(), parse_elo(value)?));
+    }
+    let low = sets.iter().map(|(_, (e, r))| e - r).fold(0.0f64, f64::min);
+    let high = sets.iter().map(|(_, (e, r))| e + r).fold(0.0f64, f64::max);
+    let pad = ((high - low) * 0.08).max(10.0);
+    let n = sets.len() as i32;
+    let root = BitMapBackend::new(&args.out, (1000, (120 + 34 * n) as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&args.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(140)
+        .build_cartesian_2d((low - pad)..(high + pad), (0..n).into_segmented())?;
+    let labels: Vec<String> = sets.iter().map(|(l, _)| l.clone()).collect();
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(sets.len())
+        .y_label_formatter(&|y| match y {
+            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .x_desc("Elo")
+        .draw()?;
+    let y = |i: usize| SegmentValue::CenterOf(i as i32);
+    chart.draw_series(std::iter::once(PathElement::new(
+        [(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(n))],
+        BLACK.stroke_width(1),
+    )))?;
+    chart.draw_series(sets.iter().enumerate().map(|(i, (_, (elo, error)))| {
+        ErrorBar::new_horizontal(y(i), elo - error, *elo, elo + error, PALETTE[0].filled(), 10)
+    }))?;
+    chart.draw_series(sets.iter().enumerate().map(|(i, (_, (elo, _)))| Circle::new((*elo, y(i)), 5, PALETTE[3].filled())))?;
+    root.present()?;
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_tables_and_elo_values_are_read() {
+        let table = "epoch,train_loss,validation_loss,learning_rate,samples_per_second\n1,0.5,0.25,1e-3,100\n2,0.4,0.2,1e-3,100\n";
+        assert_eq!(read_losses(table).unwrap(), vec![(1.0, 0.25), (2.0, 0.2)]);
+        assert!(read_losses("epoch,train_loss\n1,2\n").unwrap_err().to_string().contains("validation_loss"));
+        assert!(read_losses("epoch,validation_loss\n").unwrap_err().to_string().contains("no epochs"));
+        assert_eq!(parse_elo("−38.2 ± 4.8").unwrap(), (-38.2, 4.8));
+        assert_eq!(parse_elo("12+-30").unwrap(), (12.0, 30.0));
+        assert_eq!(parse_elo("0").unwrap(), (0.0, 0.0));
+        assert!(parse_elo("lots").is_err());
+        assert!(split_label("=1").is_err() && split_label("a").is_err());
+    }
+
+    #[test]
+    fn charts_are_drawn_when_a_font_is_found() {
+        if plot::register_font().is_err() {
+            return; // No font on this machine: the chart commands say so instead.
+        }
+        let dir = std::env::temp_dir().join(format!("tessera-charts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("loss.csv");
+        std::fs::write(&csv, "epoch,train_loss,validation_loss\n1,0.5,0.25\n2,0.4,0.2\n").unwrap();
+        let out = dir.join("loss.png");
+        loss_chart(&LossChartArgs { out: out.clone(), title: "t".into(), runs: vec![format!("all={}", csv.display())] })
+            .unwrap();
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+        let out = dir.join("elo.png");
+        let sets = vec!["h+v=−384±40".to_string(), "all+pv=5±30".to_string()];
+        elo_chart(&EloChartArgs { out: out.clone(), title: "t".into(), sets }).unwrap();
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
