@@ -36,8 +36,16 @@ impl TimeManager {
         let available = (time - move_overhead_ms - time / 50).max(1);
         let moves_to_go = limits.movestogo.map_or(DEFAULT_MOVES_TO_GO, |m| (m as i64).clamp(1, 50));
         let planned = available / moves_to_go + inc * 3 / 4;
-        let soft = planned.min(available / 2);
-        let hard = (soft * 4).min(available * 3 / 4).max(soft);
+        // The hard limit also leaves three move overheads on the clock. At
+        // bullet speed the bank can sink to a few overheads, where the few
+        // milliseconds between the GUI's clock and ours (process wake-up, a
+        // helper thread's stop) forfeit a game; below that line we move at
+        // once and let the increments refill the bank.
+        let hard = (planned.min(available / 2) * 4)
+            .min(available * 3 / 4)
+            .min(time - 3 * move_overhead_ms)
+            .max(1);
+        let soft = planned.min(available / 2).min(hard);
         TimeManager { start, soft: ms(soft), hard: ms(hard) }
     }
 
@@ -80,6 +88,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A bullet game played by the clock rules of a GUI: each move costs the
+    /// hard limit plus `latency` (the GUI's view of our reaction time), then
+    /// the increment is added. Returns the lowest bank seen after the opening.
+    fn lowest_bank(base: i64, inc: i64, overhead: i64, latency: i64, moves: usize) -> i64 {
+        let mut clock = base;
+        let mut lowest = i64::MAX;
+        for n in 0..moves {
+            let limits = Limits { wtime: Some(clock), winc: Some(inc), ..Limits::default() };
+            let hard = TimeManager::new(Instant::now(), &limits, Color::White, overhead).hard.unwrap();
+            clock -= hard.as_millis() as i64 + latency;
+            assert!(clock > 0, "lost on time at move {n} ({base}+{inc}, latency {latency} ms)");
+            clock += inc;
+            if n > 40 {
+                lowest = lowest.min(clock);
+            }
+        }
+        lowest
+    }
+
+    #[test]
+    fn a_bullet_bank_stays_above_the_overheads() {
+        // 1+0.01 with the default 10 ms overhead: a 2-thread stress run lost a
+        // game with a bank of about 15 ms when the engine answered ~4 ms after
+        // its hard limit. Now the bank settles near three overheads, so a
+        // reaction up to ~25 ms late still fits.
+        for latency in [0, 2, 4, 6, 8] {
+            let low = lowest_bank(1_000, 10, 10, latency, 300);
+            assert!(low >= 30, "latency {latency} ms: the bank fell to {low} ms");
+        }
+        // A long clock is unaffected by the reserve: available = 60000 − 10 −
+        // 1200 = 58790, soft = 58790 / 30 + 750 = 2709, hard = 4 · soft.
+        let (soft, hard) = tm(Limits { wtime: Some(60_000), winc: Some(1_000), ..Limits::default() });
+        assert_eq!((soft.unwrap().as_millis(), hard.unwrap().as_millis()), (2_709, 10_836));
     }
 
     #[test]

@@ -94,7 +94,9 @@ impl<'a> Worker<'a> {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
         self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
-        if self.id == 0 && (self.nodes & 1023 == 0 || self.shared.node_limit.is_some()) {
+        // Every 256 nodes (about half a millisecond): at bullet speed a
+        // coarser check overshoots a hard limit of a few milliseconds.
+        if self.id == 0 && (self.nodes & 255 == 0 || self.shared.node_limit.is_some()) {
             self.shared.check_limits();
         }
         if self.shared.stop.load(Ordering::Relaxed) {
