@@ -8,6 +8,7 @@ play `all` at a fixed time per move and at a fixed number of nodes, rated by
 Ordo with `all` = 0. The results are one markdown table per experiment.
 
 usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
+       tournaments/study.py --summary [--dir DIR] [--tiny]
        tournaments/study.py --list
 EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes (see --list)
 
@@ -17,7 +18,8 @@ same command again. Timed steps (speed, puzzles, games at a fixed time) need
 a quiet machine; the fixed-node games do not.
 writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed, DIR/puzzles,
         results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh),
-        research/study-EXPERIMENT.md (or DIR/study-EXPERIMENT.md with --tiny)
+        research/study-EXPERIMENT.md and its charts study-EXPERIMENT-loss.png,
+        -elo-nodes.png, -elo-time.png (in DIR with --tiny)
 """
 
 import argparse
@@ -151,6 +153,17 @@ def validation_loss(study: Path, fs: str) -> str:
     return m[-1] if m else ""
 
 
+def train_loss(study: Path, fs: str) -> str:
+    """The last epoch's mean training loss (loss.csv), beside the validation loss: a
+    training loss far below the validation loss is the mark of overfitting."""
+    path = study / "runs" / fs / "loss.csv"
+    lines = path.read_text().splitlines() if path.exists() else []
+    if len(lines) < 2:
+        return ""
+    columns = dict(zip(lines[0].split(","), lines[-1].split(",")))
+    return f"{float(columns['train_loss']):.6f}" if columns.get("train_loss") else ""
+
+
 def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
     out = study / "stats" / f"{fs}.md"
     if not out.exists():
@@ -214,7 +227,7 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
 
 
 def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str]) -> None:
-    header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "val. loss",
+    header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "train loss", "val. loss",
               f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes", "puzzle move acc.", "nps",
               "thesis val. loss", "thesis Elo", "thesis puzzle acc."]
     table_rows = []
@@ -222,7 +235,7 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
         r = rows[fs]
         thesis = THESIS.get(fs, ("", "", ""))
         fmt = lambda e: "0" if fs == REFERENCE else (f"{e[0]} ± {e[1]}" if e and e[0] else "–")
-        table_rows.append([f"`{fs}`", r["inputs"], r["active"], r["updates"], r["refresh"], r["loss"] or "–",
+        table_rows.append([f"`{fs}`", r["inputs"], r["active"], r["updates"], r["refresh"], r["train_loss"] or "–", r["loss"] or "–",
                            fmt(r.get("elo_time")), fmt(r.get("elo_nodes")), r.get("puzzles") or "–",
                            r.get("nps") or "–", *(t or "–" for t in thesis)])
     text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
@@ -245,6 +258,78 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
     log(f"wrote {path}")
 
 
+def draw(trainer_bin: Path, cmd: list[str]) -> None:
+    """One chart by the trainer's chart subcommands. A chart is a convenience: without a
+    font (fonts-dejavu-core) the tables still stand, so a failure is reported, not fatal."""
+    proc = subprocess.run([str(trainer_bin), *cmd], capture_output=True, text=True)
+    log(proc.stdout.strip() if proc.returncode == 0 else f"no chart: {proc.stderr.strip()}")
+
+
+def loss_chart(name: str, title: str, sets: list[str], study: Path, out_dir: Path, trainer_bin: Path) -> None:
+    """Validation loss per epoch of every set that has a run, on one chart."""
+    losses = [f"{fs}={study / 'runs' / fs / 'loss.csv'}" for fs in sets if (study / "runs" / fs / "loss.csv").exists()]
+    if losses:
+        draw(trainer_bin, ["loss-chart", "--out", str(out_dir / f"{name}-loss.png"), "--title", title, *losses])
+
+
+def elo_chart(name: str, kind: str, title: str, elos: dict[str, str], out_dir: Path, trainer_bin: Path) -> None:
+    """Elo against `all` with its 95% error bar, one bar per set (`elos`: set -> "E ± W")."""
+    if elos:
+        draw(trainer_bin, ["elo-chart", "--out", str(out_dir / f"{name}-elo-{kind}.png"), "--title", title,
+                           *(f"{fs}={elo}" for fs, elo in elos.items())])
+
+
+def charts(experiment: str, sets: list[str], rows: dict, budget: dict, study: Path, out_dir: Path,
+           trainer_bin: Path) -> None:
+    """PNGs beside the report: validation loss per epoch of every set on one chart, and
+    Elo against `all` with its error bar for each kind of games that has results."""
+    name = f"study-{experiment}"
+    loss_chart(name, f"{experiment}: validation loss per epoch", sets, study, out_dir, trainer_bin)
+    for kind, what in [("nodes", f"{budget['nodes']} nodes a move"), ("time", budget["tc"])]:
+        elos = {fs: f"{rows[fs][f'elo_{kind}'][0]}±{rows[fs][f'elo_{kind}'][1]}" for fs in sets
+                if fs != REFERENCE and rows[fs].get(f"elo_{kind}", ("", ""))[0]}
+        elo_chart(name, kind, f"{experiment}: Elo against all, {what} (95% interval)", elos, out_dir, trainer_bin)
+
+
+def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
+    """One table of every set measured so far: the rows of each experiment's report
+    (`all` once), an experiment column first; and its charts: every set's validation
+    loss per epoch (from the runs in `study`), Elo against `all` for each kind of games."""
+    header, rows, seen = None, [], set()
+    for experiment in EXPERIMENTS:
+        path = folder / f"study-{experiment}.md"
+        if not path.exists():
+            continue
+        lines = [l for l in path.read_text().splitlines() if l.startswith("| ")]
+        if header is None:
+            header = ["experiment"] + [c.strip() for c in lines[0].strip().strip("|").split("|")]
+        for line in lines[1:]:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells[0].startswith("`") and cells[0] not in seen:
+                seen.add(cells[0])
+                rows.append(["reference" if cells[0] == f"`{REFERENCE}`" else experiment] + cells)
+    if header is None:
+        report.die(f"no study-EXPERIMENT.md in {folder}: run an experiment first")
+    text = ("# Feature-set study: every set measured so far\n\n" + report.table(header, rows)
+            + "\nEach row comes from its experiment's report (`study-EXPERIMENT.md` beside this file), "
+            "where its budget, machine and commit are.\n"
+            + f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n")
+    out = folder / "study-summary.md"
+    out.write_text(text)
+    print(text)
+    log(f"wrote {out}")
+
+    sets = [row[1].strip("`") for row in rows]
+    loss_chart("study-summary", "every set: validation loss per epoch", sets, study, folder, trainer_bin)
+    for column, elo_header in enumerate(header):
+        if elo_header.startswith("Elo vs all, "):
+            kind = "nodes" if elo_header.endswith(" nodes") else "time"
+            elos = {row[1].strip("`"): row[column] for row in rows
+                    if row[1] != f"`{REFERENCE}`" and row[column] not in ("", "–")}
+            elo_chart("study-summary", kind, f"every set: {elo_header} (95% interval)", elos, folder, trainer_bin)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiment", nargs="?", choices=sorted(EXPERIMENTS))
@@ -253,11 +338,16 @@ def main():
     parser.add_argument("--dir", default=str(TOURNAMENTS / "work" / "study"), help="nets, logs and measurements")
     parser.add_argument("--tiny", action="store_true", help="a budget of seconds, for tests")
     parser.add_argument("--skip", default="", help=f"steps to leave out: {','.join(STEPS)}")
+    parser.add_argument("--summary", action="store_true",
+                        help="merge the experiments' reports into study-summary.md (research/, or DIR with --tiny)")
     parser.add_argument("--games", type=int, help="games per set and kind (default: the budget's); more tops up a finished run")
     args = parser.parse_args()
     if args.list:
         for name, sets in EXPERIMENTS.items():
             print(f"{name}: {' '.join(sets)}")
+        return
+    if args.summary:
+        summary(Path(args.dir) if args.tiny else ROOT / "research", Path(args.dir), binaries()[1])
         return
     if not args.experiment:
         parser.error("an EXPERIMENT is needed (or --list)")
@@ -301,6 +391,7 @@ def main():
         rows[fs] = stats(fs, engine_now, budget, study) if "stats" not in skip else dict.fromkeys(
             ["inputs", "active", "updates", "refresh"], "–")
         rows[fs]["loss"] = validation_loss(study, fs)
+        rows[fs]["train_loss"] = train_loss(study, fs)
         # A step left out still reports what an earlier run measured.
         rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study)
         rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
@@ -309,6 +400,7 @@ def main():
             rows[fs][f"elo_{kind}"] = elo
     out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
     write_report(args.experiment, sets, rows, budget, out, skip)
+    charts(args.experiment, [REFERENCE] + sets, rows, budget, study, out.parent, trainer_bin)
 
 
 if __name__ == "__main__":

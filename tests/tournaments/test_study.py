@@ -53,14 +53,27 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     for name, inputs in [("`all`", "768"), ("`h+v`", "192")]:
         row = rows[name]
         assert row[1] == inputs, row
-        assert float(row[2]) > 0 and float(row[5]) > 0, row  # active features, validation loss
-        assert 0 <= float(row[8]) <= 1 and int(row[9]) > 0, row  # puzzle accuracy, nps
-    assert rows["`h+v`"][10] == "0.005810", "the thesis's figures stand beside ours"
+        assert float(row[2]) > 0 and float(row[5]) > 0 and float(row[6]) > 0, row  # active, train and validation loss
+        assert 0 <= float(row[9]) <= 1 and int(row[10]) > 0, row  # puzzle accuracy, nps
+    assert rows["`h+v`"][11] == "0.005810", "the thesis's figures stand beside ours"
+    charts = tmp_path / "study"
+    if "no chart" not in first.stderr:  # a machine without a font draws none, and says so
+        assert (charts / "study-axes-loss.png").read_bytes()[:4] == b"\x89PNG"
     if shutil.which("cutechess-cli") or os.environ.get("CUTECHESS"):
         games = (tmp_path / "results" / "study-axes-nodes.md").read_text()
         assert "| games | 2 |" in games, games
+        if "no chart" not in first.stderr:
+            assert (charts / "study-axes-elo-nodes.png").stat().st_size > 0
     else:
         assert "cutechess-cli not found" in first.stderr
+
+    merged = subprocess.run([sys.executable, str(STUDY), "--summary", "--tiny", "--dir", str(tmp_path / "study")],
+                            capture_output=True, text=True, env=env)
+    assert merged.returncode == 0, merged.stderr
+    summary = (tmp_path / "study" / "study-summary.md").read_text()
+    assert "| reference | `all` | 768 |" in summary and "| axes | `h+v` | 192 |" in summary, summary
+    if "no chart" not in merged.stderr:
+        assert (charts / "study-summary-loss.png").read_bytes()[:4] == b"\x89PNG"
 
     started = time.monotonic()
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
