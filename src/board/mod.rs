@@ -5,6 +5,7 @@
 //! in the search goes through it, so incremental state (the key now, the NNUE
 //! accumulators later) is updated in a single place.
 
+pub mod noisy;
 pub mod perft;
 pub mod perft_suite;
 pub mod zobrist;

@@ -8,6 +8,7 @@ use super::history::{Histories, PieceTo, is_quiet};
 use super::see::see_ge;
 use super::tt::PackedMove;
 use crate::board::Board;
+use crate::board::noisy::noisy_moves;
 use crate::evaluate::piece_value;
 
 const TT_MOVE: i32 = 10_000_000;
@@ -78,10 +79,7 @@ impl MovePicker {
     /// Ordering for quiescence: captures and promotions, or every evasion
     /// when in check.
     pub fn quiescence(board: &Board, tt_move: PackedMove, hist: &Histories) -> MovePicker {
-        let mut moves = board.pos().legal_moves();
-        if !board.in_check() {
-            moves.retain(|m| !is_quiet(*m));
-        }
+        let moves = if board.in_check() { board.pos().legal_moves() } else { noisy_moves(board.pos()) };
         let color = board.turn();
         let scores = moves
             .iter()
