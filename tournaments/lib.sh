@@ -195,7 +195,7 @@ play_pair() { # pgn tc games engine_a engine_b
 #   net:FILE      tessera at this checkout with that net embedded
 # anything else is returned as it is. Builds are cached under work/builds/.
 resolve_engine() {
-    local builds=$WORK/builds rev hash label root
+    local builds=$WORK/builds rev hash label root code
     root=$(git -C "$TOURNAMENTS" rev-parse --show-toplevel 2>/dev/null) || die "not inside the tessera repository"
     mkdir -p "$builds"
     case "$1" in
@@ -217,7 +217,11 @@ resolve_engine() {
         net:*)
             local net=${1#net:}
             [ -f "$net" ] || die "net file $net not found"
-            hash=$(sha256sum "$net" | cut -c1-12)
+            # Keyed by the net and the engine code (committed and not), so a
+            # cached engine never plays with another search than this checkout's.
+            code=$( (git -C "$root" rev-parse HEAD:src HEAD:build.rs HEAD:Cargo.lock &&
+                     git -C "$root" diff HEAD -- src build.rs Cargo.toml Cargo.lock) | sha256sum | cut -c1-8)
+            hash=$(sha256sum "$net" | cut -c1-12)-$code
             label=$(basename "$net" .nnue)
             if [ ! -x "$builds/net-$hash" ]; then
                 echo "building tessera with $net" >&2
