@@ -381,7 +381,9 @@ fn only_blocks_that_declare_it_change_on_a_pass() {
 /// black's (ranks flipped, ours and theirs swapped).
 #[test]
 fn plane_blocks_by_hand() {
-    let both = |expr: &str, fen: &str| (active(&set(expr), &pos(fen), Color::White), active(&set(expr), &pos(fen), Color::Black));
+    let both = |expr: &str, fen: &str| {
+        (active(&set(expr), &pos(fen), Color::White), active(&set(expr), &pos(fen), Color::Black))
+    };
     // Passed pawns: a2 is passed, d5 is passed; with a white pawn on e4 neither d5 nor e4 is.
     assert_eq!(both("pp", "4k3/8/8/3p4/8/8/P7/4K3 w - - 0 1"), (vec![8, 64 + 35], vec![27, 64 + 48]));
     assert_eq!(both("pp", "4k3/8/8/3p4/4P3/8/P7/4K3 w - - 0 1").0, vec![8]);

@@ -41,10 +41,7 @@ impl TimeManager {
         // milliseconds between the GUI's clock and ours (process wake-up, a
         // helper thread's stop) forfeit a game; below that line we move at
         // once and let the increments refill the bank.
-        let hard = (planned.min(available / 2) * 4)
-            .min(available * 3 / 4)
-            .min(time - 3 * move_overhead_ms)
-            .max(1);
+        let hard = (planned.min(available / 2) * 4).min(available * 3 / 4).min(time - 3 * move_overhead_ms).max(1);
         let soft = planned.min(available / 2).min(hard);
         TimeManager { start, soft: ms(soft), hard: ms(hard) }
     }

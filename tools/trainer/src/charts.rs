@@ -35,9 +35,9 @@ pub struct EloChartArgs {
 }
 
 fn split_label(arg: &str) -> Result<(&str, &str), Error> {
-    arg.split_once('=').filter(|(l, v)| !l.is_empty() && !v.is_empty()).ok_or_else(|| {
-        format!("`{arg}`: expected LABEL=VALUE").into()
-    })
+    arg.split_once('=')
+        .filter(|(l, v)| !l.is_empty() && !v.is_empty())
+        .ok_or_else(|| format!("`{arg}`: expected LABEL=VALUE").into())
 }
 
 /// The epochs and validation losses of a trainer's `loss.csv`.
@@ -92,7 +92,8 @@ pub fn loss_chart(args: &LossChartArgs) -> Result<(), Error> {
         runs.push((label.to_string(), read_losses(&text).map_err(|e| format!("{path}: {e}"))?));
     }
     let all = runs.iter().flat_map(|(_, p)| p.iter());
-    let (x_max, low, high) = all.fold((1.0f64, f64::MAX, f64::MIN), |(x, lo, hi), &(e, l)| (x.max(e), lo.min(l), hi.max(l)));
+    let (x_max, low, high) =
+        all.fold((1.0f64, f64::MAX, f64::MIN), |(x, lo, hi), &(e, l)| (x.max(e), lo.min(l), hi.max(l)));
     let pad = ((high - low) * 0.05).max(1e-9);
     let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -154,7 +155,9 @@ pub fn elo_chart(args: &EloChartArgs) -> Result<(), Error> {
     chart.draw_series(sets.iter().enumerate().map(|(i, (_, (elo, error)))| {
         ErrorBar::new_horizontal(y(i), elo - error, *elo, elo + error, PALETTE[0].filled(), 10)
     }))?;
-    chart.draw_series(sets.iter().enumerate().map(|(i, (_, (elo, _)))| Circle::new((*elo, y(i)), 5, PALETTE[3].filled())))?;
+    chart.draw_series(
+        sets.iter().enumerate().map(|(i, (_, (elo, _)))| Circle::new((*elo, y(i)), 5, PALETTE[3].filled())),
+    )?;
     root.present()?;
     println!("wrote {}", args.out.display());
     Ok(())
@@ -187,8 +190,12 @@ mod tests {
         let csv = dir.join("loss.csv");
         std::fs::write(&csv, "epoch,train_loss,validation_loss\n1,0.5,0.25\n2,0.4,0.2\n").unwrap();
         let out = dir.join("loss.png");
-        loss_chart(&LossChartArgs { out: out.clone(), title: "t".into(), runs: vec![format!("all={}", csv.display())] })
-            .unwrap();
+        loss_chart(&LossChartArgs {
+            out: out.clone(),
+            title: "t".into(),
+            runs: vec![format!("all={}", csv.display())],
+        })
+        .unwrap();
         assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
         let out = dir.join("elo.png");
         let sets = vec!["h+v=−384±40".to_string(), "all+pv=5±30".to_string()];

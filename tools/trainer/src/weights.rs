@@ -49,11 +49,11 @@ pub fn neuron_weights(file: &NetFile, neuron: Option<usize>) -> Result<NeuronPic
     }
     let ft = file.shape.ft;
     let column = |input: u32| &file.tensors.ft_weights[input as usize * ft..(input as usize + 1) * ft];
-    let norm = |n: usize| -> i64 {
-        (0..768).map(|input| i64::from(column(input)[n]).pow(2)).sum()
-    };
+    let norm = |n: usize| -> i64 { (0..768).map(|input| i64::from(column(input)[n]).pow(2)).sum() };
     let neuron = match neuron {
-        Some(n) if n >= ft => return Err(format!("neuron {n} does not exist: the net has {ft} (0 to {})", ft - 1).into()),
+        Some(n) if n >= ft => {
+            return Err(format!("neuron {n} does not exist: the net has {ft} (0 to {})", ft - 1).into());
+        }
         Some(n) => n,
         None => (0..ft).max_by_key(|&n| norm(n)).ok_or("the net has no neurons")?,
     };
@@ -133,8 +133,8 @@ pub fn run(args: &WeightsArgs) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera::nnue::network::FloatNetwork;
     use tessera::nnue::format::Shape;
+    use tessera::nnue::network::FloatNetwork;
 
     fn net(features: &str) -> NetFile {
         let fs = FeatureSet::dynamic(features).unwrap();
