@@ -21,21 +21,14 @@ const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knig
 /// Every legal capture and promotion of `pos`. In check, every legal move
 /// that captures or promotes among the evasions.
 pub fn noisy_moves(pos: &Chess) -> MoveList {
-    if pos.checkers().any() {
-        let mut moves = pos.legal_moves();
-        moves.retain(|m| m.is_capture() || m.is_promotion());
-        return moves;
-    }
     let board = pos.board();
     let turn = pos.turn();
+    let Some(king) = board.king_of(turn).filter(|_| pos.checkers().is_empty()) else {
+        // Evasions (or a position without a king): the full generator decides.
+        return filtered_legal_moves(pos);
+    };
     let them = pos.them();
     let occupied = board.occupied();
-    let Some(king) = board.king_of(turn) else {
-        // Not a standard position; the full generator decides.
-        let mut moves = pos.legal_moves();
-        moves.retain(|m| m.is_capture() || m.is_promotion());
-        return moves;
-    };
 
     // En passant comes with its own legality check.
     let mut moves = pos.en_passant_moves();
@@ -87,13 +80,21 @@ pub fn noisy_moves(pos: &Chess) -> MoveList {
     }
 
     // Pinned pieces may only move along the pin.
-    let blockers = pinned(board, pos.them(), king);
+    let blockers = pinned(board, them, king);
     if blockers.any() {
         moves.retain(|m| match *m {
             Move::Normal { from, to, .. } => !blockers.contains(from) || aligned(from, to, king),
             _ => true,
         });
     }
+    moves
+}
+
+/// shakmaty's full legal list filtered to captures and promotions: the
+/// answer in check, and what the fast path must equal.
+fn filtered_legal_moves(pos: &Chess) -> MoveList {
+    let mut moves = pos.legal_moves();
+    moves.retain(|m| m.is_capture() || m.is_promotion());
     moves
 }
 
@@ -136,12 +137,6 @@ mod tests {
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
-    fn reference(pos: &Chess) -> MoveList {
-        let mut moves = pos.legal_moves();
-        moves.retain(|m| m.is_capture() || m.is_promotion());
-        moves
-    }
-
     fn position(fen: &str) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
     }
@@ -168,7 +163,12 @@ mod tests {
                 let mut pos = position(fen);
                 for _ply in 0..120 {
                     if !pos.is_check() {
-                        assert_eq!(noisy_moves(&pos), reference(&pos), "{}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                        assert_eq!(
+                            noisy_moves(&pos),
+                            filtered_legal_moves(&pos),
+                            "{}",
+                            Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                        );
                         checked += 1;
                     }
                     let moves = pos.legal_moves();
@@ -180,7 +180,7 @@ mod tests {
                     rng ^= rng << 17;
                     // Prefer captures half of the time, so games reach the
                     // sparse, tactical positions quiescence sees.
-                    let noisy = reference(&pos);
+                    let noisy = filtered_legal_moves(&pos);
                     let m = if rng & 1 == 0 && !noisy.is_empty() {
                         noisy[(rng >> 8) as usize % noisy.len()]
                     } else {
@@ -196,7 +196,7 @@ mod tests {
     #[test]
     fn in_check_gives_the_capturing_evasions() {
         let pos = position("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1");
-        assert_eq!(noisy_moves(&pos), reference(&pos));
+        assert_eq!(noisy_moves(&pos), filtered_legal_moves(&pos));
         assert_eq!(noisy_moves(&pos).len(), 1);
     }
 }
