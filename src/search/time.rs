@@ -36,13 +36,14 @@ impl TimeManager {
         let available = (time - move_overhead_ms - time / 50).max(1);
         let moves_to_go = limits.movestogo.map_or(DEFAULT_MOVES_TO_GO, |m| (m as i64).clamp(1, 50));
         let planned = available / moves_to_go + inc * 3 / 4;
+        let target = planned.min(available / 2);
         // The hard limit also leaves three move overheads on the clock. At
         // bullet speed the bank can sink to a few overheads, where the few
         // milliseconds between the GUI's clock and ours (process wake-up, a
         // helper thread's stop) forfeit a game; below that line we move at
         // once and let the increments refill the bank.
-        let hard = (planned.min(available / 2) * 4).min(available * 3 / 4).min(time - 3 * move_overhead_ms).max(1);
-        let soft = planned.min(available / 2).min(hard);
+        let hard = (target * 4).min(available * 3 / 4).min(time - 3 * move_overhead_ms).max(1);
+        let soft = target.min(hard);
         TimeManager { start, soft: ms(soft), hard: ms(hard) }
     }
 
