@@ -9,3 +9,6 @@ pub mod features;
 pub mod nnue;
 pub mod search;
 pub mod uci;
+
+#[cfg(test)]
+mod testing;

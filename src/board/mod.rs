@@ -366,10 +366,11 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::XorShift;
 
     #[test]
     fn incremental_key_matches_scratch_along_random_games() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15_u64);
         let fens = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -384,10 +385,8 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    board.push(moves[(rng % moves.len() as u64) as usize]);
+                    let r = rng.next();
+                    board.push(moves[(r % moves.len() as u64) as usize]);
                     assert_eq!(board.key(), zobrist::key_of(board.pos()), "{}", board.fen());
                 }
             }

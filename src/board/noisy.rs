@@ -134,6 +134,7 @@ fn pinned(board: &shakmaty::Board, enemy: Bitboard, king: Square) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::XorShift;
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
@@ -156,7 +157,7 @@ mod tests {
             "8/8/8/K2Pp2r/8/8/8/4k3 w - e6 0 1",
             "4k3/8/8/8/1b6/8/3P4/4K2r w - - 0 1",
         ];
-        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15_u64);
         let mut checked = 0;
         for fen in starts {
             for _game in 0..40 {
@@ -175,16 +176,14 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
+                    let r = rng.next();
                     // Prefer captures half of the time, so games reach the
                     // sparse, tactical positions quiescence sees.
                     let noisy = filtered_legal_moves(&pos);
-                    let m = if rng & 1 == 0 && !noisy.is_empty() {
-                        noisy[(rng >> 8) as usize % noisy.len()]
+                    let m = if r & 1 == 0 && !noisy.is_empty() {
+                        noisy[(r >> 8) as usize % noisy.len()]
                     } else {
-                        moves[(rng >> 8) as usize % moves.len()]
+                        moves[(r >> 8) as usize % moves.len()]
                     };
                     pos.play_unchecked(m);
                 }

@@ -7,6 +7,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
 
 use super::*;
+use crate::testing::XorShift;
 
 fn pos(fen: &str) -> Chess {
     fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
@@ -195,7 +196,7 @@ fn incremental_updates_equal_recomputation() {
     let sums = [set("all+ph+pv+mb+mc"), set("kp+ph+mb"), FeatureSet::dynamic(COMPILED_EXPRESSION).unwrap()];
     let sets: Vec<FeatureSet> = block_names().map(set).chain(sums).collect();
     let mut coverage = Coverage::default();
-    let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d_u64);
     let mut moves_checked = 0;
     for start in starts {
         for _game in 0..12 {
@@ -205,16 +206,14 @@ fn incremental_updates_equal_recomputation() {
                 if legal.is_empty() {
                     break;
                 }
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
+                let r = rng.next();
                 // Prefer the special moves half of the time so they are covered.
                 let special: Vec<Move> =
                     legal.iter().copied().filter(|m| m.is_castle() || m.is_en_passant() || m.is_promotion()).collect();
-                let m = if !special.is_empty() && rng % 2 == 0 {
-                    special[(rng >> 8) as usize % special.len()]
+                let m = if !special.is_empty() && r % 2 == 0 {
+                    special[(r >> 8) as usize % special.len()]
                 } else {
-                    legal[(rng >> 8) as usize % legal.len()]
+                    legal[(r >> 8) as usize % legal.len()]
                 };
                 match m {
                     Move::Castle { king, rook } if rook > king => coverage.castle_king_side = true,
@@ -324,7 +323,7 @@ fn the_compiled_set_behaves_as_its_dynamic_twin() {
     assert_eq!(compiled.size(), dynamic.size());
     let names = |fs: &FeatureSet| fs.blocks().iter().map(|(b, o)| (b.name(), *o)).collect::<Vec<_>>();
     assert_eq!(names(&compiled), names(&dynamic));
-    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15_u64);
     for _game in 0..20 {
         let mut p = Chess::default();
         for _ply in 0..60 {
@@ -332,10 +331,8 @@ fn the_compiled_set_behaves_as_its_dynamic_twin() {
             if legal.is_empty() {
                 break;
             }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let m = legal[(rng >> 8) as usize % legal.len()];
+            let r = rng.next();
+            let m = legal[(r >> 8) as usize % legal.len()];
             let mut after = p.clone();
             after.play_unchecked(m);
             for color in Color::ALL {
