@@ -86,3 +86,8 @@ def table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def cells(line: str) -> list[str]:
+    """The cells of one row of a markdown table, as `table` writes it."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]

@@ -170,8 +170,7 @@ def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
         log(f"{fs}: feature statistics")
         run([str(engine), "features", fs, "--stats", budget["stats_file"]], out=out)
     rows = [l for l in out.read_text().splitlines() if l.startswith("| ") and not l.startswith("| block")]
-    total = rows[-1].strip("|").split("|")
-    size, active, added, removed, refresh = (c.strip() for c in total[1:6])
+    size, active, added, removed, refresh = report.cells(rows[-1])[1:6]
     return {"inputs": size, "active": active, "updates": f"{float(added) + float(removed):.2f}", "refresh": refresh}
 
 
@@ -219,9 +218,9 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
         return {}
     elo = {}
     for line in results.read_text().splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 7 and cells[0].isdigit():
-            elo[cells[1]] = (cells[2], cells[3])
+        row = report.cells(line)
+        if len(row) == 7 and row[0].isdigit():
+            elo[row[1]] = (row[2], row[3])
     label = {fs: nets[fs].stem for fs in nets}
     return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
 
@@ -302,12 +301,12 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
             continue
         lines = [l for l in path.read_text().splitlines() if l.startswith("| ")]
         if header is None:
-            header = ["experiment"] + [c.strip() for c in lines[0].strip().strip("|").split("|")]
+            header = ["experiment"] + report.cells(lines[0])
         for line in lines[1:]:
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if cells[0].startswith("`") and cells[0] not in seen:
-                seen.add(cells[0])
-                rows.append(["reference" if cells[0] == f"`{REFERENCE}`" else experiment] + cells)
+            row = report.cells(line)
+            if row[0].startswith("`") and row[0] not in seen:
+                seen.add(row[0])
+                rows.append(["reference" if row[0] == f"`{REFERENCE}`" else experiment] + row)
     if header is None:
         report.die(f"no study-EXPERIMENT.md in {folder}: run an experiment first")
     text = ("# Feature-set study: every set measured so far\n\n" + report.table(header, rows)
