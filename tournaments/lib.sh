@@ -14,7 +14,8 @@ usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; }
 check_name() { [[ $1 =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"; }
 
 # The arguments of gauntlet.sh and roundrobin.sh, NAME TC GAMES ENGINE…, with
-# the checks both need. Sets name, tc, games, args and engines (resolved).
+# the checks both need. Sets name, tc, games, args, given (the engine arguments
+# as written) and engines (resolved, in the same order).
 parse_pairings() {
     if [ $# -lt 5 ]; then
         usage
@@ -30,6 +31,7 @@ parse_pairings() {
     find_cutechess >/dev/null
     find_ordo >/dev/null
     find_book >/dev/null
+    given=("$@")
     engines=()
     local e
     for e in "$@"; do engines+=("$(resolve_engine "$e")"); done
@@ -102,6 +104,15 @@ engine_name() { # the name cutechess and Ordo will use for an engine argument
     s=$(engine_spec "$1") || exit 1
     s=${s#name=}
     echo "${s%% *}"
+}
+
+# How a result table names an engine: GIVEN, the argument as the user wrote it
+# (a reader can rerun it), beside the name its games and Ordo use; never the
+# build cache's path that RESOLVED points to on this machine.
+engine_label() { # GIVEN RESOLVED
+    local name
+    name=$(engine_name "$2") || exit 1
+    if [ "$1" = "$name" ]; then echo "\`$name\`"; else echo "\`$name\` (\`$1\`)"; fi
 }
 
 find_book() {

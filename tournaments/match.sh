@@ -47,7 +47,7 @@ fi
     echo
     echo "| | |"
     echo "|---|---|"
-    echo "| engines | \`$a\` vs \`$b\` |"
+    echo "| engines | $(engine_label "$4" "$a") vs $(engine_label "$5" "$b") |"
     echo "| games | $(played "$pgn") |"
     echo "| result | $(grep '^Score of' "$log" | tail -1) |"
     echo "| Elo | $(grep '^Elo difference' "$log" | tail -1 || echo n/a) |"

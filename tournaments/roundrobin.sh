@@ -31,7 +31,7 @@ cat "$dir"/*-vs-*.pgn > "$all"
     echo
     echo "| | |"
     echo "|---|---|"
-    echo "| engines | $(printf '`%s` ' "${engines[@]}")|"
+    echo "| engines | $(for i in "${!engines[@]}"; do printf '%s ' "$(engine_label "${given[i]}" "${engines[i]}")"; done)|"
     echo "| games | $(played "$all") ($games per pair) |"
     echo "| integrity | $(pgn_problems "$all") |"
     common_rows "$tc"

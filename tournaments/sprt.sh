@@ -53,8 +53,8 @@ esac
     echo
     echo "| | |"
     echo "|---|---|"
-    echo "| new | \`$new\` |"
-    echo "| base | \`$base\` |"
+    echo "| new | $(engine_label "$3" "$new") |"
+    echo "| base | $(engine_label "$4" "$base") |"
     echo "| SPRT | $sprt |"
     echo "| outcome | $outcome |"
     echo "| statistic | ${verdict:-n/a} |"

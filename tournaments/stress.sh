@@ -34,6 +34,8 @@ check_name "$name"
 tc_args "$tc" >/dev/null
 export CONCURRENCY=${CONCURRENCY:-1}
 root=$(git -C "$TOURNAMENTS" rev-parse --show-toplevel)
+given_engine=${4:-tessera=target/release/tessera}
+given_opponent=${5:-$given_engine}
 engine=$(resolve_engine "${4:-tessera=$root/target/release/tessera}")
 opponent=$(resolve_engine "${5:-$engine}")
 cutechess=$(find_cutechess)
@@ -73,7 +75,7 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/nul
     echo
     echo "| | |"
     echo "|---|---|"
-    echo "| engines | \`$engine\` vs \`$opponent\` |"
+    echo "| engines | $(engine_label "$given_engine" "$engine") vs $(engine_label "$given_opponent" "$opponent") |"
     echo "| options | $([ ${#options[@]} -gt 0 ] && printf "%s; " "${options[@]#option.}" | sed "s/; $//" || echo none) |"
     echo "| games | $(played "$pgn") of $games |"
     echo "| result | $(grep '^Score of' "$log" 2>/dev/null | tail -1 || echo n/a) |"

@@ -62,6 +62,8 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     if shutil.which("cutechess-cli") or os.environ.get("CUTECHESS"):
         games = (tmp_path / "results" / "study-axes-nodes.md").read_text()
         assert "| games | 2 |" in games, games
+        # The engines are named as given (a reader can rerun them), not by the build cache's paths.
+        assert "| engine | `all_32x2-8-1` (`net:" in games and "/builds/" not in games, games
         if "no chart" not in first.stderr:
             assert (charts / "study-axes-elo-nodes.png").stat().st_size > 0
     else:
