@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Puzzle accuracy, as in the thesis: the engine plays the solver's side of
-Lichess puzzles at a fixed time per move.
+Lichess puzzles at a fixed time per move (or, load-immune, a fixed number of
+nodes per move).
 
 Lichess's CSV gives the position before the opponent's move and the whole
 line: the first move is the opponent's, then solver and opponent alternate.
@@ -9,7 +10,7 @@ does not end the count): **move accuracy** is the share of solver moves the
 engine finds. A puzzle is **solved** when all its solver moves are found.
 As on Lichess, any move that mates counts as right.
 
-usage: tournaments/puzzles.py NAME --engine BIN [--csv FILE] [--movetime MS]
+usage: tournaments/puzzles.py NAME --engine BIN [--csv FILE] [--movetime MS | --nodes N]
        [--limit N] [--hash MB] [--threads N]
 writes results/NAME.md: overall, per rating bucket and per theme.
 """
@@ -83,21 +84,27 @@ def main():
     parser.add_argument("name")
     parser.add_argument("--engine", required=True, help="a UCI engine binary, e.g. target/release/tessera")
     parser.add_argument("--csv", default=str(report.SHARED_DATA / "puzzles" / "kagi_llm_chess_puzzles_1000.csv"))
-    parser.add_argument("--movetime", type=int, default=100, help="milliseconds per move (default 100)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--movetime", type=int, default=100, help="milliseconds per move (default 100)")
+    budget.add_argument("--nodes", type=int, default=0,
+                        help="nodes per move instead of a time: the same search on any machine, under any load")
     parser.add_argument("--limit", type=int, default=0, help="only the first N puzzles")
     parser.add_argument("--hash", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     name = report.check_name(args.name)
-    if args.movetime <= 0 or args.limit < 0:
-        report.die("--movetime must be positive and --limit not negative")
+    if args.movetime <= 0 or args.nodes < 0 or args.limit < 0:
+        report.die("--movetime and --nodes must be positive and --limit not negative")
     engine_bin = report.engine_path(args.engine)
     puzzles = read_puzzles(args.csv, args.limit)
     if not puzzles:
         report.die(f"{args.csv} holds no puzzles")
 
     engine, engine_name = report.open_engine(engine_bin, args.hash, args.threads)
-    limit = chess.engine.Limit(time=args.movetime / 1000)
+    if args.nodes:
+        limit, per_move = chess.engine.Limit(nodes=args.nodes), f"{args.nodes} nodes"
+    else:
+        limit, per_move = chess.engine.Limit(time=args.movetime / 1000), f"{args.movetime} ms"
     per_bucket = defaultdict(lambda: [0, 0, 0, 0])  # found, moves, solved, puzzles
     per_theme = defaultdict(lambda: [0, 0, 0, 0])
     overall = [0, 0, 0, 0]
@@ -129,7 +136,7 @@ def main():
     text = f"# {name}\n\n" + report.table(["", ""], [
         ["engine", f"`{engine_name}` (`{args.engine}`)"],
         ["puzzles", f"{len(puzzles)} from `{args.csv.split('/')[-1]}`"],
-        ["time per move", f"{args.movetime} ms, Hash {args.hash} MB, {args.threads} thread(s)"],
+        ["per move", f"{per_move}, Hash {args.hash} MB, {args.threads} thread(s)"],
         ["move accuracy", f"**{overall[0] / overall[1]:.1%}** ({overall[0]} of {overall[1]} solver moves)"],
         ["solved", f"**{overall[2] / overall[3]:.1%}** ({overall[2]} of {overall[3]} puzzles)"],
         ["wall time", f"{seconds:.0f} s"],

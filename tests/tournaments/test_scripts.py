@@ -90,6 +90,20 @@ def test_puzzle_accuracy_on_a_few_puzzles(engine_bin, tmp_path):
     assert "## By puzzle rating" in text and "## By theme" in text
 
 
+@pytest.mark.skipif(not PUZZLES.exists(), reason="../shared/data/puzzles is absent")
+def test_puzzles_at_a_fixed_node_count_give_the_same_answers_twice(engine_bin, tmp_path):
+    """A node budget makes the measure load-immune: two runs agree move for move."""
+    texts = []
+    for name in ["a", "b"]:
+        out = run([sys.executable, str(T / "puzzles.py"), name, "--engine", engine_bin, "--limit", "20",
+                   "--nodes", "300"], env_extra={"RESULTS_DIR": str(tmp_path)})
+        assert out.returncode == 0, out.stderr
+        texts.append((tmp_path / f"{name}.md").read_text())
+        assert "| per move | 300 nodes, Hash 16 MB, 1 thread(s) |" in texts[-1]
+    accuracy = [re.search(r"\((\d+) of (\d+) solver moves\)", t).groups() for t in texts]
+    assert accuracy[0] == accuracy[1] and 0 < int(accuracy[0][0]) <= int(accuracy[0][1])
+
+
 def test_puzzle_runner_refuses_bad_input(engine_bin, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
@@ -97,6 +111,10 @@ def test_puzzle_runner_refuses_bad_input(engine_bin, tmp_path):
     assert out.returncode == 1 and "not a Lichess puzzle CSV" in out.stderr
     out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", "/nonexistent/tessera"])
     assert out.returncode == 1 and "is not an executable" in out.stderr
+    out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--nodes", "5", "--movetime", "5"])
+    assert out.returncode == 2 and "not allowed with" in out.stderr
+    out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--nodes", "-5"])
+    assert out.returncode == 1 and "must be positive" in out.stderr
 
 
 def test_epd_suite(engine_bin, tmp_path):
