@@ -235,10 +235,18 @@ resolve_engine() {
             hash=$(sha256sum "$net" | cut -c1-12)-$code
             label=$(basename "$net" .nnue)
             if [ ! -x "$builds/net-$hash" ]; then
-                echo "building tessera with $net" >&2
-                (cd "$root" && TESSERA_NET=$(realpath "$net") CARGO_TARGET_DIR=$builds/target-net \
-                    cargo build --release --quiet) >&2 || die "build with $net failed"
-                cp "$builds/target-net/release/tessera" "$builds/net-$hash"
+                # Every net is built in one shared target folder: two scripts
+                # building at once could copy each other's binary, so one build
+                # at a time (flock), and the binary appears whole or not at all.
+                (
+                    command -v flock >/dev/null && flock 9
+                    [ -x "$builds/net-$hash" ] && exit 0
+                    echo "building tessera with $net" >&2
+                    (cd "$root" && TESSERA_NET=$(realpath "$net") CARGO_TARGET_DIR=$builds/target-net \
+                        cargo build --release --quiet) >&2 || exit 1
+                    cp "$builds/target-net/release/tessera" "$builds/net-$hash.tmp" &&
+                        mv "$builds/net-$hash.tmp" "$builds/net-$hash"
+                ) 9>"$builds/net-build.lock" || die "build with $net failed"
             fi
             echo "$label=$builds/net-$hash" ;;
         *) echo "$1" ;;
