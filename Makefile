@@ -12,7 +12,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 PERFT_DIR ?= ../shared/data/perft
 PERFT_FILES ?= $(PERFT_DIR)/standard.epd $(PERFT_DIR)/fischer960.epd $(PERFT_DIR)/cpw_standard6.epd
 
-.PHONY: all test clean perft-full
+.PHONY: all test lint clean perft-full
 
 all:
 	$(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )$(CARGO) build --release
@@ -29,6 +29,12 @@ test: $(VENV)/installed
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace
 	$(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
+
+# Formatting and clippy with warnings as errors (not part of `make test`: a
+# newer toolchain's new lints should not fail a build that works).
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 perft-full:
 	$(CARGO) build --release

@@ -10,5 +10,7 @@ pub mod nnue;
 pub mod search;
 pub mod uci;
 
-#[cfg(test)]
-mod testing;
+/// Test helpers shared by the unit tests, the integration tests and the tools'
+/// tests (not part of the engine's API).
+#[doc(hidden)]
+pub mod testing;

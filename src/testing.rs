@@ -1,4 +1,5 @@
-//! Helpers shared by the library's unit tests.
+//! Helpers shared by the tests: the library's unit tests, `tests/`, and the
+//! tools' tests (one generator, so the same seed means the same games everywhere).
 
 /// xorshift64: deterministic random games for the tests, without a
 /// dependency. The same seed gives the same games on every machine.
@@ -6,7 +7,7 @@ pub struct XorShift(pub u64);
 
 impl XorShift {
     /// Advances the state and returns it.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

@@ -11,6 +11,7 @@ use tessera::board::Board;
 use tessera::features::FeatureSet;
 use tessera::nnue::format::Shape;
 use tessera::nnue::network::{FloatNetwork, Network};
+use tessera::testing::XorShift;
 
 fn random_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
     let fs: FeatureSet = expr.parse().unwrap();
@@ -53,14 +54,12 @@ fn accumulators_follow_push_and_pop_exactly() {
         let mut board =
             Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", false).unwrap();
         board.attach_network(net.clone());
-        let mut rng = 99u64;
+        let mut random = XorShift(99);
         let mut depth = 0;
         for step in 0..400 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
+            let rng = random.next_u64();
             let moves = board.pos().legal_moves();
-            if moves.is_empty() || (depth > 0 && rng % 5 == 0) {
+            if moves.is_empty() || (depth > 0 && rng.is_multiple_of(5)) {
                 board.pop();
                 depth -= 1;
             } else if step % 37 == 0 && !board.in_check() && board.push_null() {
@@ -84,15 +83,13 @@ fn lazy_accumulators_catch_up_across_unevaluated_plies() {
         let net = Arc::new(Network::from_bytes(&random_net(expr, ft, 8, 5)).unwrap());
         let mut board = Board::default();
         board.attach_network(net.clone());
-        let mut rng = 7u64;
+        let mut random = XorShift(7);
         let mut depth = 0;
         let mut evaluated = 0;
         for step in 0..2000 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
+            let rng = random.next_u64();
             let moves = board.pos().legal_moves();
-            if moves.is_empty() || (depth > 0 && rng % 3 == 0) {
+            if moves.is_empty() || (depth > 0 && rng.is_multiple_of(3)) {
                 // Pop one to three plies at a time.
                 for _ in 0..=(rng >> 20) % 3 {
                     if depth > 0 {
@@ -106,7 +103,7 @@ fn lazy_accumulators_catch_up_across_unevaluated_plies() {
                 board.push(moves[(rng >> 16) as usize % moves.len()]);
                 depth += 1;
             }
-            if (rng >> 30) % 4 == 0 {
+            if (rng >> 30).is_multiple_of(4) {
                 evaluated += 1;
                 assert_eq!(
                     board.nnue_evaluate(),

@@ -198,6 +198,9 @@ impl Board {
         let mode = if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
         // Checks that could not arise in a game, and more material than a
         // game allows, are still playable: accept them as other engines do.
+        // shakmaty's position error is large (it carries the position); it is
+        // built only on bad input, so its size costs nothing.
+        #[allow(clippy::result_large_err)]
         let pos: Chess = fen
             .into_position(mode)
             .or_else(|e| e.ignore_impossible_check())
@@ -385,7 +388,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    let r = rng.next();
+                    let r = rng.next_u64();
                     board.push(moves[(r % moves.len() as u64) as usize]);
                     assert_eq!(board.key(), zobrist::key_of(board.pos()), "{}", board.fen());
                 }

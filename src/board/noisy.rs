@@ -176,7 +176,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    let r = rng.next();
+                    let r = rng.next_u64();
                     // Prefer captures half of the time, so games reach the
                     // sparse, tactical positions quiescence sees.
                     let noisy = filtered_legal_moves(&pos);

@@ -206,11 +206,11 @@ fn incremental_updates_equal_recomputation() {
                 if legal.is_empty() {
                     break;
                 }
-                let r = rng.next();
+                let r = rng.next_u64();
                 // Prefer the special moves half of the time so they are covered.
                 let special: Vec<Move> =
                     legal.iter().copied().filter(|m| m.is_castle() || m.is_en_passant() || m.is_promotion()).collect();
-                let m = if !special.is_empty() && r % 2 == 0 {
+                let m = if !special.is_empty() && r.is_multiple_of(2) {
                     special[(r >> 8) as usize % special.len()]
                 } else {
                     legal[(r >> 8) as usize % legal.len()]
@@ -331,7 +331,7 @@ fn the_compiled_set_behaves_as_its_dynamic_twin() {
             if legal.is_empty() {
                 break;
             }
-            let r = rng.next();
+            let r = rng.next_u64();
             let m = legal[(r >> 8) as usize % legal.len()];
             let mut after = p.clone();
             after.play_unchecked(m);

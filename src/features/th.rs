@@ -30,7 +30,7 @@ fn relative(p: Perspective, piece: Piece) -> usize {
 /// white there, theirs black.
 fn oriented_piece(index: usize) -> Piece {
     let role = Role::ALL[index / 2];
-    Piece { role, color: if index % 2 == 0 { Color::White } else { Color::Black } }
+    Piece { role, color: if index.is_multiple_of(2) { Color::White } else { Color::Black } }
 }
 
 struct Slots {

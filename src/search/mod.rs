@@ -97,6 +97,9 @@ pub struct SearchResult {
 /// the network.
 pub struct Search {
     pub tt: TranspositionTable,
+    // Boxed: `Box::default()` builds the (large) tables on the heap, where a
+    // `Histories` passed by value would first be built on the stack.
+    #[allow(clippy::vec_box)]
     histories: Vec<Box<Histories>>,
     pub network: Arc<Network>,
 }
@@ -230,7 +233,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                             pv_index + 1,
                             score,
                             Some("upperbound"),
-                            &lines_or_pv(&lines, pv_index, w),
+                            lines_or_pv(&lines, pv_index, w),
                             options,
                         ));
                     }

@@ -99,10 +99,15 @@ impl MovePicker {
     pub fn is_empty(&self) -> bool {
         self.moves.is_empty()
     }
+}
 
-    /// The next best move, how it was ordered, and its ordering score (the
-    /// history score for quiet moves other than killers and counters).
-    pub fn next(&mut self) -> Option<(Move, Kind, i32)> {
+impl Iterator for MovePicker {
+    /// A move, how it was ordered, and its ordering score (the history score
+    /// for quiet moves other than killers and counters).
+    type Item = (Move, Kind, i32);
+
+    /// The next best move.
+    fn next(&mut self) -> Option<(Move, Kind, i32)> {
         if self.next >= self.moves.len() {
             return None;
         }

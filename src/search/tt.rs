@@ -196,10 +196,11 @@ impl TranspositionTable {
         for slot in &bucket.slots {
             let data = slot.data.load(Ordering::Relaxed);
             let stored = unpack(data);
-            if slot.check.load(Ordering::Relaxed) ^ data == key && stored.is_some() {
+            if slot.check.load(Ordering::Relaxed) ^ data == key
+                && let Some((e, _)) = stored
+            {
                 victim = slot;
-                old_move = stored.map_or(PackedMove::NONE, |(e, _)| e.mv);
-                let (e, _) = stored.unwrap();
+                old_move = e.mv;
                 // Keep a deeper exact result for the same position.
                 if bound != Bound::Exact && e.depth > depth + 3 && e.bound == Bound::Exact {
                     return;
@@ -235,7 +236,7 @@ impl TranspositionTable {
                 }
             }
         }
-        if total == 0 { 0 } else { used * 1000 / total }
+        (used * 1000).checked_div(total).unwrap_or(0)
     }
 }
 

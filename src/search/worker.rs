@@ -165,10 +165,9 @@ impl<'a> Worker<'a> {
             && !pv_node
             && e.depth >= depth
             && self.board.pos().halfmoves() < 90
+            && e.bound.cuts(score, alpha, beta)
         {
-            if e.bound.cuts(score, alpha, beta) {
-                return score;
-            }
+            return score;
         }
 
         // Static evaluation, sharpened by the table's bound where it applies.
@@ -233,7 +232,7 @@ impl<'a> Worker<'a> {
         }
 
         let prev = self.previous_moves(ply);
-        let mut picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
+        let picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
         if picker.is_empty() {
             return if in_check { mated_in(ply) } else { DRAW };
         }
@@ -247,7 +246,7 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let us = self.board.turn();
 
-        while let Some((m, kind, order_score)) = picker.next() {
+        for (m, kind, order_score) in picker {
             if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
                 continue;
             }
@@ -450,11 +449,11 @@ impl<'a> Worker<'a> {
             best_score = stand_pat;
         }
 
-        let mut picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
+        let picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
         let mut best_move = None;
         let original_alpha = alpha;
         let mut any_legal = false;
-        while let Some((m, ..)) = picker.next() {
+        for (m, ..) in picker {
             any_legal = true;
             // Captures that lose material cannot raise a standing-pat score.
             if !in_check && !see_ge(self.board.pos(), m, 0) {

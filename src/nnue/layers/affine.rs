@@ -49,7 +49,7 @@ pub unsafe fn affine_avx2(input: &[u8], weights: &[i8], bias: &[i32], out: &mut 
 /// kernel does not apply (inputs not a multiple of 32, or an output count
 /// it has no variant for).
 pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> Option<Vec<i8>> {
-    if inputs % 32 != 0 || ![8, 16, 32, 64].contains(&outputs) || weights.len() != inputs * outputs {
+    if !inputs.is_multiple_of(32) || ![8, 16, 32, 64].contains(&outputs) || weights.len() != inputs * outputs {
         return None;
     }
     let mut out = vec![0i8; weights.len()];
@@ -224,7 +224,7 @@ pub fn affine_sparse(
     #[cfg(tessera_avx2)]
     if avx2
         && let Some(interleaved) = interleaved
-        && input.len() % 32 == 0
+        && input.len().is_multiple_of(32)
         && interleaved.len() == input.len() * out.len()
         && bias.len() == out.len()
     {

@@ -3,7 +3,7 @@
 //! engine run as a child process (e.g. Debian's stockfish at depth 9, as in
 //! the thesis).
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
 use shakmaty::fen::Fen;
@@ -80,7 +80,7 @@ pub struct UciLabeller {
 }
 
 impl UciLabeller {
-    pub fn start(engine: &PathBuf, budget: Budget) -> Result<UciLabeller, String> {
+    pub fn start(engine: &Path, budget: Budget) -> Result<UciLabeller, String> {
         Ok(UciLabeller { engine: UciEngine::start(engine, &[])?, budget })
     }
 }
@@ -108,6 +108,7 @@ impl Labeller for UciLabeller {
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
+    use std::path::PathBuf;
 
     #[test]
     fn self_labeller_finds_a_mate_and_scores_material() {

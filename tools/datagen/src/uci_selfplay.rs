@@ -83,7 +83,7 @@ impl Players {
             white: UciEngine::start(engine, &options)?,
             black: UciEngine::start(engine, &options)?,
             label: label
-                .map(|(path, nodes)| UciLabeller::start(&path.to_path_buf(), crate::label::Budget::Nodes(nodes)))
+                .map(|(path, nodes)| UciLabeller::start(path, crate::label::Budget::Nodes(nodes)))
                 .transpose()?,
         })
     }

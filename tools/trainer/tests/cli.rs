@@ -10,6 +10,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position, Role};
 use tessera::nnue::format::NetFile;
 use tessera::nnue::network::Network;
+use tessera::testing::XorShift;
 
 const TRAINER: &str = env!("CARGO_BIN_EXE_tessera-trainer");
 
@@ -24,7 +25,7 @@ fn write_data(path: &Path, lines: usize) {
             .map(|&(r, v)| v * ((b.by_role(r) & b.white()).count() as i32 - (b.by_role(r) & b.black()).count() as i32))
             .sum()
     };
-    let mut rng = 0x1234_5678_9abc_def1u64;
+    let mut random = XorShift(0x1234_5678_9abc_def1);
     let mut out = String::new();
     let mut written = 0;
     while written < lines {
@@ -35,9 +36,7 @@ fn write_data(path: &Path, lines: usize) {
             if moves.is_empty() {
                 break;
             }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
+            let rng = random.next_u64();
             pos.play_unchecked(moves[(rng >> 11) as usize % moves.len()]);
             if !pos.is_check() {
                 game.push((Fen::from_position(&pos, EnPassantMode::Legal).to_string(), value(&pos)));

@@ -76,7 +76,6 @@ fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
         &["--data", &p(&train), "--features", "all", "--ft", "32", "--hidden", "8", "--epochs", "2"]
             .into_iter()
             .chain(["--output-buckets", "4"])
-            .into_iter()
             .chain(["--batch", "64", "--validation-permille", "100", "--out", &p(&runs)])
             .collect::<Vec<_>>(),
     );
