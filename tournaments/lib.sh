@@ -190,10 +190,32 @@ pgn_problems() { # pgn
 # Games with a result in a PGN (0 when it does not exist).
 played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
 
+# Moves the games of a run into PGN, whole pairs only. With -repeat both games
+# of an opening (colours swapped) carry one Round number, unique within a run;
+# a round with a single game lost its partner to an interruption, and is left
+# out so that every opening in PGN is played from both sides (the next run
+# plays a fresh pair in its place).
+keep_whole_pairs() { # run_pgn pgn
+    [ -f "$1" ] || return 0
+    awk '
+        /^\[Event "/ { n++ }
+        n { text[n] = text[n] $0 "\n" }
+        /^\[Round "/ { r = $0; sub(/^\[Round "/, "", r); sub(/"\]$/, "", r); round[n] = r }
+        /^\[Result "[012\/-]*"\]/ { finished[n] = 1 }
+        END {
+            for (i = 1; i <= n; i++) if (finished[i]) count[round[i]]++
+            for (i = 1; i <= n; i++) if (finished[i] && count[round[i]] == 2) printf "%s", text[i]
+        }
+    ' "$1" >> "$2"
+    rm -f "$1"
+}
+
 # Plays the games still missing from PGN between two engines (resumable: a
-# rerun plays only the rest, with a fresh opening seed).
+# rerun plays only the rest, with a fresh opening seed). cutechess writes to
+# PGN.run, merged into PGN when the run ends or, after a cut-off, before the next.
 play_pair() { # pgn tc games engine_a engine_b
     local pgn=$1 tc=$2 games=$3 a=$4 b=$5 done_games left book
+    keep_whole_pairs "$pgn.run" "$pgn"
     done_games=$(played "$pgn")
     left=$((games - done_games))
     if [ "$left" -le 0 ]; then
@@ -205,8 +227,9 @@ play_pair() { # pgn tc games engine_a engine_b
     "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") -each $(tc_args "$tc") timemargin="$(time_margin "$tc")" \
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
-        -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 20 |
+        -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 |
         tee -a "${pgn%.pgn}.log"
+    keep_whole_pairs "$pgn.run" "$pgn"
 }
 
 # An engine argument with builds resolved, for the other helpers:

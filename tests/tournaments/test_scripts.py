@@ -64,6 +64,56 @@ def test_refusals_say_what_is_wrong(args, tools, message):
     assert message in out.stderr, out.stderr
 
 
+FAKE_CUTECHESS = """#!/bin/bash
+# Stands in for cutechess-cli: notes the rounds it was asked for, then writes one
+# finished game for each Round number in $FAKE_ROUNDS to its -pgnout file.
+while [ $# -gt 0 ]; do
+    case $1 in -pgnout) out=$2 ;; -rounds) echo "$2" >> "$FAKE_LOG" ;; esac
+    shift
+done
+for r in $FAKE_ROUNDS; do
+    printf '[Event "t"]\\n[Round "%s"]\\n[White "a"]\\n[Black "b"]\\n[Result "1-0"]\\n\\n1. e4 1-0\\n\\n' "$r" >> "$out"
+done
+"""
+
+
+def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
+    fake = tmp_path / "cutechess"
+    fake.write_text(FAKE_CUTECHESS)
+    fake.chmod(0o755)
+    book = tmp_path / "book.pgn"
+    book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
+    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
+           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    args = [str(T / "gauntlet.sh"), "g", "nodes=100", "6", "a=/bin/true", "b=/bin/true"]
+    pgn = tmp_path / "work" / "g" / "vs-b.pgn"
+
+    # A run cut off after three games: round 2 lost its second game (its colours
+    # swapped), so its first is left out; a game without a result is left out too.
+    (tmp_path / "work" / "g").mkdir(parents=True)
+    Path(str(pgn) + ".run").write_text(
+        "".join(f'[Event "t"]\n[Round "{r}"]\n[Result "0-1"]\n\n1. d4 0-1\n\n' for r in (1, 2, 1))
+        + '[Event "t"]\n[Round "2"]\n\n1. d4\n'
+    )
+    out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1 2 2"})
+    assert out.returncode == 0, out.stderr
+    assert "playing 4 games (2 already played)" in out.stderr
+    assert (tmp_path / "rounds").read_text().split() == ["2"]
+    assert pgn.read_text().count("[Result ") == 6 and not Path(str(pgn) + ".run").exists()
+
+    # A run that itself ends with an unpaired game leaves the PGN one pair short,
+    # and the next run asks for that pair again.
+    pgn.unlink()
+    out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1 2 2 3"})
+    assert out.returncode == 0, out.stderr
+    assert pgn.read_text().count("[Result ") == 4
+    out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1"})
+    assert out.returncode == 0, out.stderr
+    assert "playing 2 games (4 already played)" in out.stderr
+    assert pgn.read_text().count("[Result ") == 6
+    assert (tmp_path / "rounds").read_text().split() == ["2", "3", "1"]
+
+
 def test_a_missing_debian_engine_names_the_package():
     # `phalanx` looked up with a PATH and a /usr/games that cannot hold it.
     script = f'TOURNAMENTS={T}; . {T}/lib.sh; find_debian no-such-engine-xyz'
