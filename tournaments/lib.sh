@@ -286,7 +286,10 @@ resolve_engine() {
 
 # The header rows every result table starts with.
 common_rows() { # tc
-    echo "| time control | $1$([ "$(time_margin "$1")" = 0 ] || echo " (a $(time_margin "$1") ms grace before a time forfeit)"), ${CONCURRENCY:-2} games at a time |"
+    local margin grace=""
+    margin=$(time_margin "$1")
+    [ "$margin" = 0 ] || grace=" (a $margin ms grace before a time forfeit)"
+    echo "| time control | $1$grace, ${CONCURRENCY:-2} games at a time |"
     echo "| book | $(basename "$(find_book)"), ${BOOK_PLIES:-16} plies, random order, each opening with both colours |"
     echo "| hardware | $(hardware) |"
     echo "| commit | $(engine_commit) |"
