@@ -62,6 +62,17 @@ time_margin() { # TC
     if [[ $1 =~ ^movetime= ]]; then echo 30; else echo 0; fi
 }
 
+# The cutechess arguments every script shares: each move's limit (with its
+# forfeit grace) and the opening book. Fills the array game_args, so that a
+# book path with spaces stays one argument.
+set_game_args() { # TC BOOK
+    local tc=$1 book=$2
+    # shellcheck disable=SC2207 # tc_args prints whitespace-separated words
+    local limits=($(tc_args "$tc"))
+    game_args=(-each "${limits[@]}" timemargin="$(time_margin "$tc")"
+        -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}")
+}
+
 find_cutechess() {
     local p=${CUTECHESS:-$(command -v cutechess-cli || true)}
     [ -n "$p" ] && [ -x "$p" ] ||
@@ -223,9 +234,8 @@ play_pair() { # pgn tc games engine_a engine_b
         return
     fi
     echo "$(basename "$pgn" .pgn): playing $left games ($done_games already played)" >&2
-    book=$(find_book)
-    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") -each $(tc_args "$tc") timemargin="$(time_margin "$tc")" \
-        -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+    set_game_args "$tc" "$(find_book)"
+    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") "${game_args[@]}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
         -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 |
         tee -a "${pgn%.pgn}.log"

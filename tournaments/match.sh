@@ -36,8 +36,8 @@ pgn=$WORK/$name.pgn
 log=$WORK/$name.log
 if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
     rm -f "$pgn"
-    "$cutechess" -engine $spec_a -engine $spec_b -each $(tc_args "$tc") timemargin="$(time_margin "$tc")" \
-        -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+    set_game_args "$tc" "$book"
+    "$cutechess" -engine $spec_a -engine $spec_b "${game_args[@]}" \
         -repeat -games 2 -rounds $((games / 2)) -concurrency "$CONCURRENCY" \
         -recover -pgnout "$pgn" -ratinginterval 20 | tee "$log"
 fi

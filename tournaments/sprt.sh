@@ -37,8 +37,8 @@ mkdir -p "$WORK" "$RESULTS"
 pgn=$WORK/$name.pgn
 log=$WORK/$name.log
 rm -f "$pgn"
-"$cutechess" -engine $spec_new -engine $spec_base -each $(tc_args "$tc") timemargin="$(time_margin "$tc")" \
-    -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+set_game_args "$tc" "$book"
+"$cutechess" -engine $spec_new -engine $spec_base "${game_args[@]}" \
     -repeat -games 2 -rounds $((max / 2)) -sprt $sprt \
     -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 50 | tee "$log"
 

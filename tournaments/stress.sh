@@ -59,8 +59,8 @@ left=$((games - done_games))
 if [ "$left" -gt 0 ]; then
     echo "$name: playing $left games ($done_games already played)" >&2
     started=$(date +%s)
-    "$cutechess" -engine "${spec_a[@]}" -engine "${spec_b[@]}" -each $(tc_args "$tc") timemargin="$(time_margin "$tc")" \
-        -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}" \
+    set_game_args "$tc" "$book"
+    "$cutechess" -engine "${spec_a[@]}" -engine "${spec_b[@]}" "${game_args[@]}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
         -concurrency "$CONCURRENCY" -recover -pgnout "$pgn" -ratinginterval 50 | tee -a "$log"
     echo "$(( $(date +%s) - started ))" >>"$WORK/$name.seconds"

@@ -114,6 +114,45 @@ def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
     assert (tmp_path / "rounds").read_text().split() == ["2", "3", "1"]
 
 
+ARGV_CUTECHESS = """#!/bin/sh
+# Records its arguments, one a line, and plays nothing.
+printf '%s\\n' "$@" > "$FAKE_ARGV"
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gauntlet.sh", "g", "TC", "2", "a=/bin/true", "b=/bin/true"],
+        ["match.sh", "m", "TC", "2", "a=/bin/true", "b=/bin/true"],
+        ["sprt.sh", "s", "TC", "a=/bin/true", "b=/bin/true"],
+        ["stress.sh", "x", "2", "TC", "a=/bin/true"],
+    ],
+    ids=lambda a: a[0],
+)
+@pytest.mark.parametrize(
+    "tc, limits",
+    [("nodes=100", ["tc=inf", "nodes=100", "timemargin=0"]), ("movetime=100", ["st=0.1", "timemargin=30"]),
+     ("10+0.1", ["tc=10+0.1", "timemargin=0"])],
+)
+def test_every_script_gives_cutechess_the_same_limits_and_book(tmp_path, args, tc, limits):
+    fake = tmp_path / "cutechess"
+    fake.write_text(ARGV_CUTECHESS)
+    fake.chmod(0o755)
+    book = tmp_path / "a book" / "openings.epd"
+    book.parent.mkdir()
+    book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")
+    argv = tmp_path / "argv"
+    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(argv), "BOOK": str(book),
+           "BOOK_PLIES": "8", "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    run([str(T / args[0]), *[tc if a == "TC" else a for a in args[1:]]], env_extra=env)
+    got = argv.read_text().splitlines()
+    each = got.index("-each")
+    # The book path keeps its space as one argument.
+    assert got[each:each + len(limits) + 6] == ["-each", *limits, "-openings", f"file={book}", "format=epd",
+                                                "order=random", "plies=8"]
+
+
 def test_a_missing_debian_engine_names_the_package():
     # `phalanx` looked up with a PATH and a /usr/games that cannot hold it.
     script = f'TOURNAMENTS={T}; . {T}/lib.sh; find_debian no-such-engine-xyz'
