@@ -269,10 +269,17 @@ def draw(trainer_bin: Path, cmd: list[str]) -> None:
 
 
 def loss_chart(name: str, title: str, sets: list[str], study: Path, out_dir: Path, trainer_bin: Path) -> None:
-    """Validation loss per epoch of every set that has a run, on one chart."""
-    losses = [f"{fs}={study / 'runs' / fs / 'loss.csv'}" for fs in sets if (study / "runs" / fs / "loss.csv").exists()]
+    """Validation loss per epoch of every set that has a run, on one chart. A chart
+    drawn earlier is kept when some sets' runs are not in `study` (a new machine, say):
+    redrawn, it would silently lose their curves."""
+    out = out_dir / f"{name}-loss.png"
+    missing = [fs for fs in sets if not (study / "runs" / fs / "loss.csv").exists()]
+    if missing and out.exists():
+        log(f"{out.name} kept as it is: no run in {study / 'runs'} for {', '.join(missing)}")
+        return
+    losses = [f"{fs}={study / 'runs' / fs / 'loss.csv'}" for fs in sets if fs not in missing]
     if losses:
-        draw(trainer_bin, ["loss-chart", "--out", str(out_dir / f"{name}-loss.png"), "--title", title, *losses])
+        draw(trainer_bin, ["loss-chart", "--out", str(out), "--title", title, *losses])
 
 
 def elo_chart(name: str, kind: str, title: str, elos: dict[str, str], out_dir: Path, trainer_bin: Path) -> None:
