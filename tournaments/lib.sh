@@ -225,7 +225,7 @@ keep_whole_pairs() { # run_pgn pgn
 # rerun plays only the rest, with a fresh opening seed). cutechess writes to
 # PGN.run, merged into PGN when the run ends or, after a cut-off, before the next.
 play_pair() { # pgn tc games engine_a engine_b
-    local pgn=$1 tc=$2 games=$3 a=$4 b=$5 done_games left book
+    local pgn=$1 tc=$2 games=$3 a=$4 b=$5 done_games left
     keep_whole_pairs "$pgn.run" "$pgn"
     done_games=$(played "$pgn")
     left=$((games - done_games))
