@@ -202,11 +202,27 @@ def puzzles(fs: str, engine: Path | None, budget: dict, study: Path) -> str:
     return f"{float(m.group(1)) / 100:.4f}" if m else ""
 
 
+def portable(text: str, study: Path) -> str:
+    """Text a reader on another machine can follow: the study folder is written as DIR
+    (the --dir of the command) and the shared data as ../shared/data, never as this
+    machine's absolute paths."""
+    for folder in sorted({str(study.resolve()), str(study)}, key=len, reverse=True):
+        if folder not in (".", ""):
+            text = text.replace(folder, "DIR")
+    return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
+
+
+def dir_note(experiment: str) -> str:
+    return (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
+            "DIR/runs (deterministically, seed 1) and plays this table.")
+
+
 def results_dir() -> Path:
     return Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results")
 
 
-def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], play: bool) -> dict[str, tuple[str, str]]:
+def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], play: bool,
+          study: Path) -> dict[str, tuple[str, str]]:
     """Every set against the reference (gauntlet.sh: resumable per pairing); Elo and ± by set.
     Without `play`, only what an earlier run left in the table."""
     name = f"study-{experiment}-{kind}"
@@ -219,6 +235,11 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
     results = results_dir() / f"{name}.md"
     if not results.exists():
         return {}
+    if play:
+        text = portable(results.read_text(), study)
+        if dir_note(experiment) not in text:
+            text += "\n" + dir_note(experiment) + "\n"
+        results.write_text(text)
     elo = {}
     for line in results.read_text().splitlines():
         row = report.cells(line)
@@ -228,19 +249,44 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
     return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
 
 
-def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str]) -> None:
+def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """The header and the rows (by set) of the report a run wrote before, so that a run
+    of a few sets (--sets), or one on a machine without the earlier measurements, keeps
+    what it does not measure itself."""
+    lines = [l for l in path.read_text().splitlines() if l.startswith("| ")] if path.exists() else []
+    if not lines:
+        return [], {}
+    rows = {row[0].strip("`"): row for row in map(report.cells, lines[1:]) if row and row[0].startswith("`")}
+    return report.cells(lines[0]), rows
+
+
+def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str],
+                 study: Path) -> list[list[str]]:
+    """Writes the report and returns its rows (the sets measured now and those kept)."""
     header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "train loss", "val. loss",
               f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes",
               f"puzzle move acc., {budget['puzzle_nodes']} nodes", "nps",
               "thesis val. loss", "thesis Elo", "thesis puzzle acc."]
-    table_rows = []
+    old_header, old_rows = earlier_rows(path)
+    if old_header != header:  # another budget: nothing of it carries over
+        old_rows = {}
+    old_run = dict((r[0], r[1]) for r in map(report.cells, path.read_text().splitlines()) if len(r) == 2) if old_rows else {}
+    measured, kept_cells = {}, []
     for fs in [REFERENCE] + sets:
         r = rows[fs]
         thesis = THESIS.get(fs, ("", "", ""))
         fmt = lambda e: "0" if fs == REFERENCE else (f"{e[0]} ± {e[1]}" if e and e[0] else "–")
-        table_rows.append([f"`{fs}`", r["inputs"], r["active"], r["updates"], r["refresh"], r["train_loss"] or "–", r["loss"] or "–",
-                           fmt(r.get("elo_time")), fmt(r.get("elo_nodes")), r.get("puzzles") or "–",
-                           r.get("nps") or "–", *(t or "–" for t in thesis)])
+        cells = [f"`{fs}`", r["inputs"], r["active"], r["updates"], r["refresh"], r["train_loss"] or "–", r["loss"] or "–",
+                 fmt(r.get("elo_time")), fmt(r.get("elo_nodes")), r.get("puzzles") or "–",
+                 r.get("nps") or "–", *(t or "–" for t in thesis)]
+        if fs in old_rows:
+            if kept := [header[i] for i, (c, o) in enumerate(zip(cells, old_rows[fs])) if c == "–" != o]:
+                kept_cells.append(f"`{fs}` {', '.join(kept)}")
+            cells = [o if c == "–" else c for c, o in zip(cells, old_rows[fs])]
+        measured[fs] = cells
+    order = [REFERENCE] + [fs for fs in EXPERIMENTS[experiment] if fs in measured or fs in old_rows]
+    kept_sets = [fs for fs in order if fs not in measured]
+    table_rows = [measured.get(fs) or old_rows[fs] for fs in order]
     text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
     text += (f"\nBudget: {budget['epochs']} epochs of `{' '.join(budget['data'])}`"
              f"{' (at most ' + str(budget['limit']) + ' lines)' if budget['limit'] else ''}, "
@@ -253,12 +299,19 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
     if skipped:
         text += (f"\nSteps left out of this run: {', '.join(skipped)}; their columns show what an earlier "
                  "run measured, or – where none did.\n")
+    if kept_sets or kept_cells:
+        kept = ([f"the rows of {', '.join('`' + fs + '`' for fs in kept_sets)} (not in this run)"] if kept_sets else []) + (
+            [f"what this run could not measure (no earlier measurement in DIR): {'; '.join(kept_cells)}"] if kept_cells else [])
+        text += (f"\nKept from the report written before (commit {old_run.get('commit', '?')}, "
+                 f"{old_run.get('hardware', '?')}): {', and '.join(kept)}.\n")
     text += "\n" + report.table(["", ""], report.provenance_rows())
     text += f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n"
+    text = portable(text, study)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     print(text)
     log(f"wrote {path}")
+    return table_rows
 
 
 def draw(trainer_bin: Path, cmd: list[str]) -> None:
@@ -289,15 +342,17 @@ def elo_chart(name: str, kind: str, title: str, elos: dict[str, str], out_dir: P
                            *(f"{fs}={elo}" for fs, elo in elos.items())])
 
 
-def charts(experiment: str, sets: list[str], rows: dict, budget: dict, study: Path, out_dir: Path,
+def charts(experiment: str, table_rows: list[list[str]], budget: dict, study: Path, out_dir: Path,
            trainer_bin: Path) -> None:
     """PNGs beside the report: validation loss per epoch of every set on one chart, and
-    Elo against `all` with its error bar for each kind of games that has results."""
+    Elo against `all` with its error bar for each kind of games that has results (from
+    the report's rows: `set`, …, Elo at the time, Elo at the nodes, …)."""
     name = f"study-{experiment}"
+    sets = [row[0].strip("`") for row in table_rows]
     loss_chart(name, f"{experiment}: validation loss per epoch", sets, study, out_dir, trainer_bin)
-    for kind, what in [("nodes", f"{budget['nodes']} nodes a move"), ("time", budget["tc"])]:
-        elos = {fs: f"{rows[fs][f'elo_{kind}'][0]}±{rows[fs][f'elo_{kind}'][1]}" for fs in sets
-                if fs != REFERENCE and rows[fs].get(f"elo_{kind}", ("", ""))[0]}
+    for kind, column, what in [("nodes", 8, f"{budget['nodes']} nodes a move"), ("time", 7, budget["tc"])]:
+        elos = {row[0].strip("`"): row[column].replace(" ± ", "±") for row in table_rows
+                if row[0] != f"`{REFERENCE}`" and " ± " in row[column]}
         elo_chart(name, kind, f"{experiment}: Elo against all, {what} (95% interval)", elos, out_dir, trainer_bin)
 
 
@@ -406,11 +461,11 @@ def main():
         rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study)
         rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
     for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:
-        for fs, elo in games(args.experiment, kind, tc, budget, nets, play=kind not in skip).items():
+        for fs, elo in games(args.experiment, kind, tc, budget, nets, play=kind not in skip, study=study).items():
             rows[fs][f"elo_{kind}"] = elo
     out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
-    write_report(args.experiment, sets, rows, budget, out, skip)
-    charts(args.experiment, [REFERENCE] + sets, rows, budget, study, out.parent, trainer_bin)
+    table_rows = write_report(args.experiment, sets, rows, budget, out, skip, study)
+    charts(args.experiment, table_rows, budget, study, out.parent, trainer_bin)
 
 
 if __name__ == "__main__":

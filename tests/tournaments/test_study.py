@@ -56,6 +56,8 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         assert float(row[2]) > 0 and float(row[5]) > 0 and float(row[6]) > 0, row  # active, train and validation loss
         assert 0 <= float(row[9]) <= 1 and int(row[10]) > 0, row  # puzzle accuracy, nps
     assert rows["`h+v`"][11] == "0.005810", "the thesis's figures stand beside ours"
+    # Written for any machine: the study folder as DIR, the data relative to the repository.
+    assert str(tmp_path) not in text and "--dir DIR" in text and "`../shared/data/train/*.zst`" in text, text
     charts = tmp_path / "study"
     if "no chart" not in first.stderr:  # a machine without a font draws none, and says so
         assert (charts / "study-axes-loss.png").read_bytes()[:4] == b"\x89PNG"
@@ -63,7 +65,9 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         games = (tmp_path / "results" / "study-axes-nodes.md").read_text()
         assert "| games | 2 |" in games, games
         # The engines are named as given (a reader can rerun them), not by the build cache's paths.
-        assert "| engine | `all_32x2-8-1` (`net:" in games and "/builds/" not in games, games
+        assert "| engine | `all_32x2-8-1` (`net:DIR/runs/all/all_32x2-8-1.nnue`)" in games, games
+        assert "/builds/" not in games and str(tmp_path / "study") not in games, games
+        assert "DIR is the study folder: `tournaments/study.py axes --dir DIR`" in games, games
         if "no chart" not in first.stderr:
             assert (charts / "study-axes-elo-nodes.png").stat().st_size > 0
     else:
@@ -86,6 +90,26 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         assert "study-summary-loss.png kept as it is: no run in" in merged.stderr and "for h+v" in merged.stderr
         assert (charts / "study-summary-loss.png").read_bytes() == chart
         (tmp_path / "h+v-run").rename(runs / "h+v")
+
+    # A run of some sets keeps the other sets' rows, and a cell it cannot measure
+    # (its measurement is not in DIR: a new machine) keeps the earlier report's value.
+    quick = [sys.executable, str(STUDY), "axes", "--tiny", "--dir", str(tmp_path / "study"),
+             "--skip", "speed,puzzles,nodes,time"]
+    only_all = subprocess.run(quick + ["--sets", "all"], capture_output=True, text=True, env=env)
+    assert only_all.returncode == 0, only_all.stderr
+    kept = (tmp_path / "study" / "study-axes.md").read_text()
+    assert rows["`h+v`"] == next(r for r in map(lambda l: [c.strip() for c in l.strip().strip("|").split("|")],
+                                                kept.splitlines()) if r[0] == "`h+v`"), kept
+    assert "the rows of `h+v` (not in this run)" in kept, kept
+    bench = tmp_path / "study" / "speed" / "h+v.txt"
+    bench.rename(tmp_path / "h+v-bench")
+    lost = subprocess.run(quick + ["--sets", "h+v"], capture_output=True, text=True, env=env)
+    assert lost.returncode == 0, lost.stderr
+    kept = (tmp_path / "study" / "study-axes.md").read_text()
+    hv = [c.strip() for c in next(l for l in kept.splitlines() if l.startswith("| `h+v`")).strip().strip("|").split("|")]
+    assert hv[10] == rows["`h+v`"][10] != "–", kept
+    assert "no earlier measurement in DIR): `h+v` nps" in kept, kept
+    (tmp_path / "h+v-bench").rename(bench)
 
     started = time.monotonic()
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
