@@ -377,8 +377,11 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
         report.die(f"no study-EXPERIMENT.md in {folder}: run an experiment first")
     text = ("# Feature-set study: every set measured so far\n\n" + report.table(header, rows)
             + "\nEach row comes from its experiment's report (`study-EXPERIMENT.md` beside this file), "
-            "where its budget, machine and commit are.\n"
+            "where its budget, machine and commit are. The timed columns (Elo at a fixed time a move, nps) "
+            "depend on the machine: compare them within an experiment, whose tables name the machine "
+            "that played them.\n"
             + f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n")
+    text = portable(text, study)
     out = folder / "study-summary.md"
     out.write_text(text)
     print(text)

@@ -78,6 +78,7 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     assert merged.returncode == 0, merged.stderr
     summary = (tmp_path / "study" / "study-summary.md").read_text()
     assert "| reference | `all` | 768 |" in summary and "| axes | `h+v` | 192 |" in summary, summary
+    assert "Command: `tournaments/study.py --summary --tiny --dir DIR`" in summary, summary
     if "no chart" not in merged.stderr:
         chart = (charts / "study-summary-loss.png").read_bytes()
         assert chart[:4] == b"\x89PNG"
