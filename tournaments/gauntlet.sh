@@ -37,6 +37,7 @@ cat "$dir"/vs-*.pgn > "$all"
     echo "| opponents | $(for i in "${!opponents[@]}"; do printf '%s ' "$(engine_label "${given[i + 1]}" "${opponents[i]}")"; done)|"
     echo "| games | $(played "$all") |"
     echo "| integrity | $(pgn_problems "$all") |"
+    echo "| median depth | $(median_depth "$all") |"
     common_rows "$tc"
     echo
     echo "## Ordo ratings"

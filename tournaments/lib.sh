@@ -198,6 +198,14 @@ pgn_problems() { # pgn
         }' "$1"
 }
 
+# The median search depth of the moves in a cutechess PGN (its move comments,
+# "{score/depth time}"): what a time control meant on the machine that played,
+# since the same 100 ms is two plies more or less on another one.
+median_depth() { # pgn
+    tr '\n' ' ' < "$1" | grep -o '/[0-9]\+ [0-9.]\+s[,}]' | tr -d '/' | cut -d' ' -f1 | sort -n |
+        awk '{ d[NR] = $1 } END { print NR ? d[int((NR + 1) / 2)] " (" NR " moves)" : "–" }'
+}
+
 # Games with a result in a PGN (0 when it does not exist).
 played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
 

@@ -52,6 +52,7 @@ fi
     echo "| result | $(grep '^Score of' "$log" | tail -1) |"
     echo "| Elo | $(grep '^Elo difference' "$log" | tail -1 || echo n/a) |"
     echo "| integrity | $(pgn_problems "$pgn") |"
+    echo "| median depth | $(median_depth "$pgn") |"
     common_rows "$tc"
     echo
     echo "Command: \`tournaments/match.sh $*\`"

@@ -34,6 +34,7 @@ cat "$dir"/*-vs-*.pgn > "$all"
     echo "| engines | $(for i in "${!engines[@]}"; do printf '%s ' "$(engine_label "${given[i]}" "${engines[i]}")"; done)|"
     echo "| games | $(played "$all") ($games per pair) |"
     echo "| integrity | $(pgn_problems "$all") |"
+    echo "| median depth | $(median_depth "$all") |"
     common_rows "$tc"
     echo
     echo "## Ordo ratings"

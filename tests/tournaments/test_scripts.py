@@ -153,6 +153,18 @@ def test_every_script_gives_cutechess_the_same_limits_and_book(tmp_path, args, t
                                                 "order=random", "plies=8"]
 
 
+def test_median_depth_reads_cutechess_move_comments(tmp_path):
+    # Book moves carry no depth; a comment may be wrapped across lines; the last
+    # move's comment carries the result after a comma.
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[Event "?"]\n[Result "1-0"]\n\n1. e4 {book} e5 {book} 2. Nf3 {+0.30/9 0.090s} Nc6\n'
+                   '{-0.20/12\n0.091s} 3. Bb5 {+0.40/11 0.090s} a6 {-0.30/10 0.090s}\n'
+                   '4. Qh5 {+M1/127 0.004s, White mates} 1-0\n\n[Event "?"]\n[Result "*"]\n\n*\n')
+    out = run(["bash", "-c", f'TOURNAMENTS={T}; . {T}/lib.sh; median_depth "$1"; median_depth /dev/null', "-", str(pgn)])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["11 (5 moves)", "–"]
+
+
 def test_a_missing_debian_engine_names_the_package():
     # `phalanx` looked up with a PATH and a /usr/games that cannot hold it.
     script = f'TOURNAMENTS={T}; . {T}/lib.sh; find_debian no-such-engine-xyz'
