@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -21,12 +22,19 @@ PUZZLES = ROOT.parent / "shared" / "data" / "puzzles" / "kagi_llm_chess_puzzles_
 FAIRYMAX = shutil.which("fairymax") or ("/usr/games/fairymax" if os.path.exists("/usr/games/fairymax") else None)
 
 
+# An opening book for the refusals that are checked after the book is found: they
+# must not depend on where ../shared/data is (a clean checkout may lack it).
+BOOK = Path(tempfile.mkdtemp()) / "book.pgn"
+BOOK.write_text('[Event "b"]\n[Result "*"]\n\n1. e4 e5 *\n')
+
+
 def run(args, env_extra=None, tools=False):
     """Runs a script with no cutechess or ordo in reach unless `tools`."""
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
     if tools:
         env["CUTECHESS"] = "/bin/true"
         env["ORDO"] = "/bin/true"
+        env["BOOK"] = str(BOOK)
     env.update(env_extra or {})
     return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
