@@ -26,8 +26,12 @@ for opp in "${opponents[@]}"; do
     play_pair "$dir/vs-$(engine_name "$opp").pgn" "$tc" "$games" "$engine" "$opp"
 done
 
+# Only this run's opponents: the folder may also hold the games of an earlier
+# run's other opponents, which belong to that run's table, not to this one.
 all=$dir/all.pgn
-cat "$dir"/vs-*.pgn > "$all"
+pgns=()
+for opp in "${opponents[@]}"; do pgns+=("$dir/vs-$(engine_name "$opp").pgn"); done
+cat "${pgns[@]}" > "$all"
 {
     echo "# $name"
     echo

@@ -19,13 +19,16 @@ for e in "${engines[@]}"; do names+=("$(engine_name "$e")"); done
 
 dir=$WORK/$name
 mkdir -p "$dir" "$RESULTS"
+pgns=()
 for ((i = 0; i < ${#engines[@]}; i++)); do
     for ((j = i + 1; j < ${#engines[@]}; j++)); do
-        play_pair "$dir/${names[i]}-vs-${names[j]}.pgn" "$tc" "$games" "${engines[i]}" "${engines[j]}"
+        pgns+=("$dir/${names[i]}-vs-${names[j]}.pgn")
+        play_pair "${pgns[-1]}" "$tc" "$games" "${engines[i]}" "${engines[j]}"
     done
 done
+# Only this run's pairs: the folder may also hold pairs of an earlier run's engines.
 all=$dir/all.pgn
-cat "$dir"/*-vs-*.pgn > "$all"
+cat "${pgns[@]}" > "$all"
 {
     echo "# $name"
     echo

@@ -122,6 +122,25 @@ def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
     assert (tmp_path / "rounds").read_text().split() == ["2", "3", "1"]
 
 
+@pytest.mark.parametrize("script", ["gauntlet.sh", "roundrobin.sh"])
+def test_a_table_counts_only_the_games_of_its_own_run(tmp_path, script):
+    # A second run in the same folder with another opponent: the first run's games
+    # stay on disk (resumable) but are not this table's.
+    fake = tmp_path / "cutechess"
+    fake.write_text(FAKE_CUTECHESS)
+    fake.chmod(0o755)
+    book = tmp_path / "book.pgn"
+    book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
+    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
+           "FAKE_ROUNDS": "1 1", "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    for opponent in ("b", "c"):
+        out = run([str(T / script), "g", "nodes=100", "2", "a=/bin/true", f"{opponent}=/bin/true"], env_extra=env)
+        assert out.returncode == 0, out.stderr
+    assert len(list((tmp_path / "work" / "g").glob("*vs-*.pgn"))) == 2
+    table = (tmp_path / "results" / "g.md").read_text()
+    assert re.search(r"^\| games \| 2\b", table, re.M), table
+
+
 ARGV_CUTECHESS = """#!/bin/sh
 # Records its arguments, one a line, and plays nothing.
 printf '%s\\n' "$@" > "$FAKE_ARGV"
