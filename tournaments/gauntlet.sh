@@ -22,15 +22,15 @@ me=$(engine_name "$engine")
 
 dir=$WORK/$name
 mkdir -p "$dir" "$RESULTS"
+pgns=()
 for opp in "${opponents[@]}"; do
-    play_pair "$dir/vs-$(engine_name "$opp").pgn" "$tc" "$games" "$engine" "$opp"
+    pgns+=("$dir/vs-$(engine_name "$opp").pgn")
+    play_pair "${pgns[-1]}" "$tc" "$games" "$engine" "$opp"
 done
 
 # Only this run's opponents: the folder may also hold the games of an earlier
 # run's other opponents, which belong to that run's table, not to this one.
 all=$dir/all.pgn
-pgns=()
-for opp in "${opponents[@]}"; do pgns+=("$dir/vs-$(engine_name "$opp").pgn"); done
 cat "${pgns[@]}" > "$all"
 {
     echo "# $name"

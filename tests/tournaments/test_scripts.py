@@ -85,14 +85,20 @@ done
 """
 
 
-def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
+def fake_cutechess_env(tmp_path):
+    """Environment for a script run with FAKE_CUTECHESS, a one-opening book and its
+    work and results folders under tmp_path."""
     fake = tmp_path / "cutechess"
     fake.write_text(FAKE_CUTECHESS)
     fake.chmod(0o755)
     book = tmp_path / "book.pgn"
     book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
-    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
-           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    return {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
+            "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+
+
+def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
+    env = fake_cutechess_env(tmp_path)
     args = [str(T / "gauntlet.sh"), "g", "nodes=100", "6", "a=/bin/true", "b=/bin/true"]
     pgn = tmp_path / "work" / "g" / "vs-b.pgn"
 
@@ -126,13 +132,7 @@ def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
 def test_a_table_counts_only_the_games_of_its_own_run(tmp_path, script):
     # A second run in the same folder with another opponent: the first run's games
     # stay on disk (resumable) but are not this table's.
-    fake = tmp_path / "cutechess"
-    fake.write_text(FAKE_CUTECHESS)
-    fake.chmod(0o755)
-    book = tmp_path / "book.pgn"
-    book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
-    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
-           "FAKE_ROUNDS": "1 1", "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    env = {**fake_cutechess_env(tmp_path), "FAKE_ROUNDS": "1 1"}
     for opponent in ("b", "c"):
         out = run([str(T / script), "g", "nodes=100", "2", "a=/bin/true", f"{opponent}=/bin/true"], env_extra=env)
         assert out.returncode == 0, out.stderr
