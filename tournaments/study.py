@@ -249,6 +249,20 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
     return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
 
 
+def games_per_set(experiment: str, kind: str) -> str | None:
+    """Games each set played against the reference in the kind's table ("400", or
+    "200–400" when a top-up reached only some sets); None without a table. A step left
+    out keeps an earlier run's games, which need not be this run's --games."""
+    results = results_dir() / f"study-{experiment}-{kind}.md"
+    if not results.exists():
+        return None
+    counts = sorted({int(row[5]) for row in map(report.cells, results.read_text().splitlines())
+                     if len(row) == 7 and row[0].isdigit() and row[3] != "-" and row[5].isdigit()})
+    if not counts:
+        return None
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
 def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
     """The header and the rows (by set) of the report a run wrote before, so that a run
     of a few sets (--sets), or one on a machine without the earlier measurements, keeps
@@ -288,11 +302,13 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
     kept_sets = [fs for fs in order if fs not in measured]
     table_rows = [measured.get(fs) or old_rows[fs] for fs in order]
     text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
+    played_time, played_nodes = (games_per_set(experiment, kind) or str(budget["games"]) for kind in ("time", "nodes"))
     text += (f"\nBudget: {budget['epochs']} epochs of `{' '.join(budget['data'])}`"
              f"{' (at most ' + str(budget['limit']) + ' lines)' if budget['limit'] else ''}, "
              f"validation on {', '.join('`' + Path(v).name + '`' for v in budget['validation']) or '10% of the lines'}, "
              f"{budget['ft']}×2-{budget['hidden']}-1, batch {budget['batch']}, lr {budget['lr']} cosine, λ 0, seed 1; "
-             f"{budget['games']} games per set against `all` at {budget['tc']} and at {budget['nodes']} nodes a move "
+             f"{played_time} games per set against `all` at {budget['tc']} and "
+             f"{'at' if played_nodes == played_time else played_nodes + ' at'} {budget['nodes']} nodes a move "
              f"(tables `results/study-{experiment}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
              f"{budget['puzzles']} puzzles at {budget['puzzle_nodes']} nodes a move; statistics over "
              f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")

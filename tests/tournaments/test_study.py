@@ -3,6 +3,7 @@ one epoch, a handful of puzzles and (where cutechess-cli is installed) games; th
 same command again, which must find everything done."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,11 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
         "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
     }
+    # Only the builds are kept: an earlier run's games would be found played.
+    work = Path(env["WORK_DIR"])
+    for folder in work.iterdir() if work.exists() else []:
+        if folder.name != "builds":
+            shutil.rmtree(folder)
     cmd = [sys.executable, str(STUDY), "axes", "--tiny", "--sets", "h+v", "--dir", str(tmp_path / "study")]
     first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -111,6 +117,16 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     assert hv[10] == rows["`h+v`"][10] != "–", kept
     assert "no earlier measurement in DIR): `h+v` nps" in kept, kept
     (tmp_path / "h+v-bench").rename(bench)
+
+    if shutil.which("cutechess-cli") or os.environ.get("CUTECHESS"):
+        # A top-up of one kind of games is reported as played: 4 games a set at the
+        # nodes, and still the earlier run's 2 at the time control.
+        more = subprocess.run(quick[:-1] + ["speed,puzzles,time", "--sets", "h+v", "--games", "4"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert more.returncode == 0, more.stderr[-3000:]
+        assert "| games | 4 |" in (tmp_path / "results" / "study-axes-nodes.md").read_text()
+        topped = (tmp_path / "study" / "study-axes.md").read_text()
+        assert re.search(r"; 2 games per set against `all` at \S+ and 4 at \d+ nodes a move", topped), topped
 
     started = time.monotonic()
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
