@@ -240,24 +240,25 @@ def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Pat
         if dir_note(experiment) not in text:
             text += "\n" + dir_note(experiment) + "\n"
         results.write_text(text)
-    elo = {}
-    for line in results.read_text().splitlines():
-        row = report.cells(line)
-        if len(row) == 7 and row[0].isdigit():
-            elo[row[1]] = (row[2], row[3])
+    elo = {row[1]: (row[2], row[3]) for row in ordo_rows(results)}
     label = {fs: nets[fs].stem for fs in nets}
     return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
+
+
+def ordo_rows(results: Path) -> list[list[str]]:
+    """The rows of a game table's Ordo ratings (#, engine, Elo, ±, points, games, score);
+    none without the table."""
+    if not results.exists():
+        return []
+    return [row for row in map(report.cells, results.read_text().splitlines()) if len(row) == 7 and row[0].isdigit()]
 
 
 def games_per_set(experiment: str, kind: str) -> str | None:
     """Games each set played against the reference in the kind's table ("400", or
     "200–400" when a top-up reached only some sets); None without a table. A step left
     out keeps an earlier run's games, which need not be this run's --games."""
-    results = results_dir() / f"study-{experiment}-{kind}.md"
-    if not results.exists():
-        return None
-    counts = sorted({int(row[5]) for row in map(report.cells, results.read_text().splitlines())
-                     if len(row) == 7 and row[0].isdigit() and row[3] != "-" and row[5].isdigit()})
+    counts = sorted({int(row[5]) for row in ordo_rows(results_dir() / f"study-{experiment}-{kind}.md")
+                     if row[3] != "-" and row[5].isdigit()})
     if not counts:
         return None
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
