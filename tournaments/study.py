@@ -8,6 +8,7 @@ play `all` at a fixed time per move and at a fixed number of nodes, rated by
 Ordo with `all` = 0. The results are one markdown table per experiment.
 
 usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
+                           [--table NAME]
        tournaments/study.py --summary [--dir DIR] [--tiny]
        tournaments/study.py --list
 EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes (see --list)
@@ -17,7 +18,8 @@ pairing is kept and not redone, so a killed run is continued by running the
 same command again. Timed steps (speed, games at a fixed time) need a quiet
 machine; the puzzles and games at a fixed number of nodes do not.
 writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed, DIR/puzzles,
-        results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh),
+        results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh; with
+        --table NAME, results/study-EXPERIMENT-{time,nodes}-NAME.md),
         research/study-EXPERIMENT.md and its charts study-EXPERIMENT-loss.png,
         -elo-nodes.png, -elo-time.png (in DIR with --tiny)
 """
@@ -212,37 +214,42 @@ def portable(text: str, study: Path) -> str:
     return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
 
 
-def dir_note(experiment: str) -> str:
-    return (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
+def table_name(experiment: str, kind: str, extra: str | None = None) -> str:
+    """`study-EXPERIMENT-KIND`, or with --table NAME an extra table beside it,
+    `study-EXPERIMENT-KIND-NAME` (a replay on one machine, a top-up of a few sets)."""
+    return f"study-{experiment}-{kind}" + (f"-{extra}" if extra else "")
+
+
+def dir_note(experiment: str, extra: str | None = None) -> str:
+    note = (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
             "DIR/runs (deterministically, seed 1) and plays this table.")
+    if extra:
+        note = note.replace("and plays this table.", f"and `--table {extra}` plays this one")
+        note += (" beside the experiment's main table, for the sets given with `--sets`; the report takes each "
+                 "set's figure from the table where it played the most games.")
+    return note
 
 
 def results_dir() -> Path:
     return Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results")
 
 
-def games(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], play: bool,
-          study: Path) -> dict[str, tuple[str, str]]:
-    """Every set against the reference (gauntlet.sh: resumable per pairing); Elo and ± by set.
-    Without `play`, only what an earlier run left in the table."""
-    name = f"study-{experiment}-{kind}"
+def play(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], study: Path,
+         extra: str | None) -> None:
+    """Every set against the reference (gauntlet.sh: resumable per pairing), into the
+    kind's table or, with `extra`, the extra table of that name."""
     others = [f"net:{nets[fs]}" for fs in nets if fs != REFERENCE]
     if not others:
-        return {}
-    if play:
-        log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE}")
-        run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
+        return
+    name = table_name(experiment, kind, extra)
+    log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE} ({name})")
+    run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
     results = results_dir() / f"{name}.md"
-    if not results.exists():
-        return {}
-    if play:
+    if results.exists():
         text = portable(results.read_text(), study)
-        if dir_note(experiment) not in text:
-            text += "\n" + dir_note(experiment) + "\n"
+        if dir_note(experiment, extra) not in text:
+            text = text.rstrip("\n") + "\n\n" + dir_note(experiment, extra) + "\n"
         results.write_text(text)
-    elo = {row[1]: (row[2], row[3]) for row in ordo_rows(results)}
-    label = {fs: nets[fs].stem for fs in nets}
-    return {fs: elo[label[fs]] for fs in nets if label[fs] in elo}
 
 
 def ordo_rows(results: Path) -> list[list[str]]:
@@ -253,15 +260,55 @@ def ordo_rows(results: Path) -> list[list[str]]:
     return [row for row in map(report.cells, results.read_text().splitlines()) if len(row) == 7 and row[0].isdigit()]
 
 
-def games_per_set(experiment: str, kind: str) -> str | None:
-    """Games each set played against the reference in the kind's table ("400", or
-    "200–400" when a top-up reached only some sets); None without a table. A step left
-    out keeps an earlier run's games, which need not be this run's --games."""
-    counts = sorted({int(row[5]) for row in ordo_rows(results_dir() / f"study-{experiment}-{kind}.md")
-                     if row[3] != "-" and row[5].isdigit()})
+def table_hardware(results: Path) -> str:
+    return next((row[1] for row in map(report.cells, results.read_text().splitlines())
+                 if len(row) == 2 and row[0] == "hardware"), "?")
+
+
+def set_results(experiment: str, kind: str) -> dict[str, dict]:
+    """Each set's Elo, ± and games against the reference, from whichever of the kind's
+    tables (the main one, then the extra ones of --table runs) it played the most games
+    in; the main table wins a tie. A set is named in a table as SET_SHAPE."""
+    tables = [results_dir() / f"{table_name(experiment, kind)}.md"]
+    tables += sorted(results_dir().glob(f"{table_name(experiment, kind)}-*.md"))
+    best: dict[str, dict] = {}
+    for table in tables:
+        for row in ordo_rows(table):
+            fs = row[1].rsplit("_", 1)[0]
+            if row[3] != "-" and row[5].isdigit() and (fs not in best or int(row[5]) > best[fs]["games"]):
+                best[fs] = dict(elo=row[2], pm=row[3], games=int(row[5]), table=table)
+    return best
+
+
+def games_per_set(results: dict[str, dict], sets: list[str]) -> str | None:
+    """Games each of these sets played against the reference ("400", or "200–400" when
+    a top-up reached only some sets); None without any. A step left out keeps an
+    earlier run's games, which need not be this run's --games."""
+    counts = sorted({results[fs]["games"] for fs in sets if fs in results})
     if not counts:
         return None
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
+def sources_note(experiment: str, kind: str, what: str, results: dict[str, dict], sets: list[str]) -> str:
+    """Which extra tables the report's cells of one kind come from, with their machines
+    (time-based cells from different machines are not strictly comparable); empty when
+    every cell comes from the main table."""
+    main = f"{table_name(experiment, kind)}.md"
+    by_table: dict[Path, list[str]] = {}
+    for fs in sets:
+        if fs in results and results[fs]["table"].name != main:
+            by_table.setdefault(results[fs]["table"], []).append(fs)
+    if not by_table:
+        return ""
+    parts = [f"{', '.join('`' + fs + '`' for fs in fss)} from `results/{table.name}` "
+             f"({'/'.join(sorted({str(results[fs]['games']) for fs in fss}))} games, {table_hardware(table)})"
+             for table, fss in by_table.items()]
+    main_path = results_dir() / main
+    rest = (f"the others from `results/{main}` ({table_hardware(main_path)})"
+            if any(fs in results and results[fs]["table"].name == main for fs in sets) else "")
+    return (f"The {what} column: {'; '.join(parts)}{'; ' + rest if rest else ''}: each set's figure comes from "
+            "the table where it played the most games against `all`.\n")
 
 
 def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
@@ -276,7 +323,7 @@ def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
 
 
 def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str],
-                 study: Path) -> list[list[str]]:
+                 study: Path, results: dict[str, dict[str, dict]]) -> list[list[str]]:
     """Writes the report and returns its rows (the sets measured now and those kept)."""
     header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "train loss", "val. loss",
               f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes",
@@ -303,7 +350,8 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
     kept_sets = [fs for fs in order if fs not in measured]
     table_rows = [measured.get(fs) or old_rows[fs] for fs in order]
     text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
-    played_time, played_nodes = (games_per_set(experiment, kind) or str(budget["games"]) for kind in ("time", "nodes"))
+    shown = [fs for fs in order if fs != REFERENCE]
+    played_time, played_nodes = (games_per_set(results[kind], shown) or str(budget["games"]) for kind in ("time", "nodes"))
     text += (f"\nBudget: {budget['epochs']} epochs of `{' '.join(budget['data'])}`"
              f"{' (at most ' + str(budget['limit']) + ' lines)' if budget['limit'] else ''}, "
              f"validation on {', '.join('`' + Path(v).name + '`' for v in budget['validation']) or '10% of the lines'}, "
@@ -313,6 +361,9 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
              f"(tables `results/study-{experiment}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
              f"{budget['puzzles']} puzzles at {budget['puzzle_nodes']} nodes a move; statistics over "
              f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")
+    for kind, what in [("time", budget["tc"]), ("nodes", f"{budget['nodes']} nodes")]:
+        if note := sources_note(experiment, kind, f"Elo vs all, {what}", results[kind], shown):
+            text += "\n" + note
     if skipped:
         text += (f"\nSteps left out of this run: {', '.join(skipped)}; their columns show what an earlier "
                  "run measured, or – where none did.\n")
@@ -359,8 +410,30 @@ def elo_chart(name: str, kind: str, title: str, elos: dict[str, str], out_dir: P
                            *(f"{fs}={elo}" for fs, elo in elos.items())])
 
 
+def short_machine(hardware: str) -> str:
+    """"Intel(R) Xeon(R) Processor, 16 cores" -> "16-core Intel Xeon": for a chart's title."""
+    name, _, cores = hardware.partition(", ")
+    name = " ".join(re.sub(r"\(R\)|\(TM\)|\bProcessor\b|\bCPU\b", "", name).split())
+    m = re.fullmatch(r"(\d+) cores?", cores)
+    return f"{m.group(1)}-core {name}" if m else name
+
+
+def machines(results: dict[str, dict], sets: list[str]) -> str:
+    """" (a, b: 2-core AMD EPYC; rest: 16-core Intel Xeon)" when these sets' figures
+    were played on more than one machine (by their tables' hardware), else empty:
+    for a timed chart's title."""
+    by_machine: dict[str, list[str]] = {}
+    for fs in sets:
+        if fs in results:
+            by_machine.setdefault(short_machine(table_hardware(results[fs]["table"])), []).append(fs)
+    if len(by_machine) < 2:
+        return ""
+    groups = sorted(by_machine.items(), key=lambda kv: len(kv[1]))
+    return " (" + "; ".join([f"{', '.join(fss)}: {hw}" for hw, fss in groups[:-1]] + [f"rest: {groups[-1][0]}"]) + ")"
+
+
 def charts(experiment: str, table_rows: list[list[str]], budget: dict, study: Path, out_dir: Path,
-           trainer_bin: Path) -> None:
+           trainer_bin: Path, results: dict[str, dict[str, dict]]) -> None:
     """PNGs beside the report: validation loss per epoch of every set on one chart, and
     Elo against `all` with its error bar for each kind of games that has results (from
     the report's rows: `set`, …, Elo at the time, Elo at the nodes, …)."""
@@ -370,7 +443,9 @@ def charts(experiment: str, table_rows: list[list[str]], budget: dict, study: Pa
     for kind, column, what in [("nodes", 8, f"{budget['nodes']} nodes a move"), ("time", 7, budget["tc"])]:
         elos = {row[0].strip("`"): row[column].replace(" ± ", "±") for row in table_rows
                 if row[0] != f"`{REFERENCE}`" and " ± " in row[column]}
-        elo_chart(name, kind, f"{experiment}: Elo against all, {what} (95% interval)", elos, out_dir, trainer_bin)
+        where = machines(results[kind], list(elos)) if kind == "time" else ""
+        title = f"{experiment}, {what}{where}" if where else f"{experiment}: Elo against all, {what} (95% interval)"
+        elo_chart(name, kind, title, elos, out_dir, trainer_bin)
 
 
 def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
@@ -426,6 +501,10 @@ def main():
     parser.add_argument("--summary", action="store_true",
                         help="merge the experiments' reports into study-summary.md (research/, or DIR with --tiny)")
     parser.add_argument("--games", type=int, help="games per set and kind (default: the budget's); more tops up a finished run")
+    parser.add_argument("--table", metavar="NAME",
+                        help="play into extra tables, results/study-EXPERIMENT-KIND-NAME.md, beside the main ones "
+                             "(a replay of some sets on one machine, a top-up of a few); the report takes each "
+                             "set's figures from the table where it played the most games")
     args = parser.parse_args()
     if args.list:
         for name, sets in EXPERIMENTS.items():
@@ -450,6 +529,8 @@ def main():
         if args.games < 2:
             report.die("--games needs at least 2 (each opening is played with both colours)")
         budget["games"] = args.games
+    if args.table is not None and not re.fullmatch(r"[A-Za-z0-9]+", args.table):
+        report.die(f"--table {args.table!r}: a name of letters and digits, e.g. epyc")
     study = Path(args.dir)
 
     # Refuse unknown blocks before hours of work.
@@ -480,12 +561,17 @@ def main():
         # A step left out still reports what an earlier run measured.
         rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study)
         rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
+    results = {}
     for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:
-        for fs, elo in games(args.experiment, kind, tc, budget, nets, play=kind not in skip, study=study).items():
-            rows[fs][f"elo_{kind}"] = elo
+        if kind not in skip:
+            play(args.experiment, kind, tc, budget, nets, study, args.table)
+        results[kind] = set_results(args.experiment, kind)
+        for fs in nets:
+            if fs in results[kind]:
+                rows[fs][f"elo_{kind}"] = (results[kind][fs]["elo"], results[kind][fs]["pm"])
     out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
-    table_rows = write_report(args.experiment, sets, rows, budget, out, skip, study)
-    charts(args.experiment, table_rows, budget, study, out.parent, trainer_bin)
+    table_rows = write_report(args.experiment, sets, rows, budget, out, skip, study, results)
+    charts(args.experiment, table_rows, budget, study, out.parent, trainer_bin, results)
 
 
 if __name__ == "__main__":

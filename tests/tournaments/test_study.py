@@ -24,6 +24,8 @@ def test_unknown_experiments_and_steps_are_refused():
     assert out.returncode != 0 and "unknown step dance" in out.stderr
     out = subprocess.run([sys.executable, str(STUDY), "axes", "--sets", "kp"], capture_output=True, text=True)
     assert out.returncode != 0 and "kp not in axes" in out.stderr
+    out = subprocess.run([sys.executable, str(STUDY), "axes", "--table", "../x"], capture_output=True, text=True)
+    assert out.returncode != 0 and "a name of letters and digits" in out.stderr
     listing = subprocess.run([sys.executable, str(STUDY), "--list"], capture_output=True, text=True).stdout
     assert "pairwise: all+ph all+pv all+ph+pv" in listing
 
@@ -127,6 +129,21 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         assert "| games | 4 |" in (tmp_path / "results" / "study-axes-nodes.md").read_text()
         topped = (tmp_path / "study" / "study-axes.md").read_text()
         assert re.search(r"; 2 games per set against `all` at \S+ and 4 at \d+ nodes a move", topped), topped
+
+        # An extra table (--table): h+v's 6 games there outnumber its 4 in the main
+        # table, so the report takes its figure from there and says so.
+        extra = subprocess.run(quick[:-1] + ["speed,puzzles,time", "--sets", "h+v", "--games", "6", "--table", "more"],
+                               capture_output=True, text=True, env=env, timeout=300)
+        assert extra.returncode == 0, extra.stderr[-3000:]
+        table = (tmp_path / "results" / "study-axes-nodes-more.md").read_text()
+        assert "| games | 6 |" in table and "`--table more` plays this one" in table, table
+        elo = next(r for r in map(lambda l: [c.strip() for c in l.strip().strip("|").split("|")], table.splitlines())
+                   if len(r) == 7 and r[1].startswith("h+v_"))
+        report_text = (tmp_path / "study" / "study-axes.md").read_text()
+        hv = next(l for l in report_text.splitlines() if l.startswith("| `h+v`")).split("|")
+        assert hv[9].strip() == f"{elo[2]} ± {elo[3]}", report_text
+        assert "`h+v` from `results/study-axes-nodes-more.md` (6 games, " in report_text, report_text
+        assert "and 6 at" in report_text, report_text
 
     started = time.monotonic()
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
