@@ -252,12 +252,13 @@ def play(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path
         results.write_text(text)
 
 
-def ordo_rows(results: Path) -> list[list[str]]:
-    """The rows of a game table's Ordo ratings (#, engine, Elo, ±, points, games, score);
-    none without the table."""
+def rows_of(results: Path, width: int) -> list[list[str]]:
+    """The rows of a game table's tables that have `width` cells and a number in the
+    first or second; none without the table."""
     if not results.exists():
         return []
-    return [row for row in map(report.cells, results.read_text().splitlines()) if len(row) == 7 and row[0].isdigit()]
+    return [row for row in map(report.cells, results.read_text().splitlines())
+            if len(row) == width and (row[0].isdigit() or row[1].isdigit())]
 
 
 def table_hardware(results: Path) -> str:
@@ -266,17 +267,21 @@ def table_hardware(results: Path) -> str:
 
 
 def set_results(experiment: str, kind: str) -> dict[str, dict]:
-    """Each set's Elo, ± and games against the reference, from whichever of the kind's
-    tables (the main one, then the extra ones of --table runs) it played the most games
-    in; the main table wins a tie. A set is named in a table as SET_SHAPE."""
+    """Each set's games against the reference and its Elo and ± (empty where Ordo could
+    not rate them, e.g. after a clean sweep), from whichever of the kind's tables (the
+    main one, then the extra ones of --table runs) it played the most games in; the main
+    table wins a tie. A set is named in a table as SET_SHAPE."""
     tables = [results_dir() / f"{table_name(experiment, kind)}.md"]
     tables += sorted(results_dir().glob(f"{table_name(experiment, kind)}-*.md"))
     best: dict[str, dict] = {}
     for table in tables:
-        for row in ordo_rows(table):
-            fs = row[1].rsplit("_", 1)[0]
-            if row[3] != "-" and row[5].isdigit() and (fs not in best or int(row[5]) > best[fs]["games"]):
-                best[fs] = dict(elo=row[2], pm=row[3], games=int(row[5]), table=table)
+        # Ordo ratings: #, engine, Elo, ±, points, games, score (the reference's ± is "-").
+        elo = {row[1]: (row[2], row[3]) for row in rows_of(table, 7) if row[3] != "-"}
+        # The reference's scores: opponent, games, wins, losses, draws, score.
+        for row in rows_of(table, 6):
+            fs, played = row[0].rsplit("_", 1)[0], int(row[1])
+            if fs not in best or played > best[fs]["games"]:
+                best[fs] = dict(elo=elo.get(row[0], ("", "")), games=played, table=table)
     return best
 
 
@@ -568,7 +573,7 @@ def main():
         results[kind] = set_results(args.experiment, kind)
         for fs in nets:
             if fs in results[kind]:
-                rows[fs][f"elo_{kind}"] = (results[kind][fs]["elo"], results[kind][fs]["pm"])
+                rows[fs][f"elo_{kind}"] = results[kind][fs]["elo"]
     out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
     table_rows = write_report(args.experiment, sets, rows, budget, out, skip, study, results)
     charts(args.experiment, table_rows, budget, study, out.parent, trainer_bin, results)
