@@ -17,7 +17,7 @@ Every step is resumable: a finished net, statistic, bench, puzzle run or
 pairing is kept and not redone, so a killed run is continued by running the
 same command again. Timed steps (speed, games at a fixed time) need a quiet
 machine; the puzzles and games at a fixed number of nodes do not.
-writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed, DIR/puzzles,
+writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed/EXPERIMENT, DIR/puzzles,
         results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh; with
         --table NAME, results/study-EXPERIMENT-{time,nodes}-NAME.md),
         research/study-EXPERIMENT.md and its charts study-EXPERIMENT-loss.png,
@@ -176,8 +176,10 @@ def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
     return {"inputs": size, "active": active, "updates": f"{float(added) + float(removed):.2f}", "refresh": refresh}
 
 
-def speed(fs: str, engine: Path | None, budget: dict, study: Path) -> str:
-    out = study / "speed" / f"{fs}.txt"
+def speed(fs: str, engine: Path | None, budget: dict, study: Path, experiment: str) -> str:
+    """`bench` nps, kept per experiment: the column is read as ratios to `all`, so each
+    experiment's `all` is the one benched with its sets, not another experiment's."""
+    out = study / "speed" / experiment / f"{fs}.txt"
     if not out.exists():
         if engine is None:
             return ""
@@ -564,7 +566,7 @@ def main():
         rows[fs]["loss"] = validation_loss(study, fs)
         rows[fs]["train_loss"] = train_loss(study, fs)
         # A step left out still reports what an earlier run measured.
-        rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study)
+        rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study, args.experiment)
         rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
     results = {}
     for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:

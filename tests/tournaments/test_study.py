@@ -110,7 +110,7 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     assert rows["`h+v`"] == next(r for r in map(lambda l: [c.strip() for c in l.strip().strip("|").split("|")],
                                                 kept.splitlines()) if r[0] == "`h+v`"), kept
     assert "the rows of `h+v` (not in this run)" in kept, kept
-    bench = tmp_path / "study" / "speed" / "h+v.txt"
+    bench = tmp_path / "study" / "speed" / "axes" / "h+v.txt"
     bench.rename(tmp_path / "h+v-bench")
     lost = subprocess.run(quick + ["--sets", "h+v"], capture_output=True, text=True, env=env)
     assert lost.returncode == 0, lost.stderr
