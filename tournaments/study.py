@@ -223,13 +223,12 @@ def table_name(experiment: str, kind: str, extra: str | None = None) -> str:
 
 
 def dir_note(experiment: str, extra: str | None = None) -> str:
-    note = (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
-            "DIR/runs (deterministically, seed 1) and plays this table.")
-    if extra:
-        note = note.replace("and plays this table.", f"and `--table {extra}` plays this one")
-        note += (" beside the experiment's main table, for the sets given with `--sets`; the report takes each "
-                 "set's figure from the table where it played the most games.")
-    return note
+    trains = (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
+              "DIR/runs (deterministically, seed 1) and ")
+    if not extra:
+        return trains + "plays this table."
+    return trains + (f"`--table {extra}` plays this one beside the experiment's main table, for the sets given "
+                     "with `--sets`; the report takes each set's figure from the table where it played the most games.")
 
 
 def results_dir() -> Path:
@@ -254,18 +253,9 @@ def play(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path
         results.write_text(text)
 
 
-def rows_of(results: Path, width: int) -> list[list[str]]:
-    """The rows of a game table's tables that have `width` cells and a number in the
-    first or second; none without the table."""
-    if not results.exists():
-        return []
-    return [row for row in map(report.cells, results.read_text().splitlines())
-            if len(row) == width and (row[0].isdigit() or row[1].isdigit())]
-
-
-def table_hardware(results: Path) -> str:
-    return next((row[1] for row in map(report.cells, results.read_text().splitlines())
-                 if len(row) == 2 and row[0] == "hardware"), "?")
+def table_rows(path: Path) -> list[list[str]]:
+    """The cells of every table row of a markdown file; none without the file."""
+    return [report.cells(line) for line in path.read_text().splitlines() if line.startswith("|")] if path.exists() else []
 
 
 def set_results(experiment: str, kind: str) -> dict[str, dict]:
@@ -277,13 +267,16 @@ def set_results(experiment: str, kind: str) -> dict[str, dict]:
     tables += sorted(results_dir().glob(f"{table_name(experiment, kind)}-*.md"))
     best: dict[str, dict] = {}
     for table in tables:
+        rows = table_rows(table)
+        hardware = next((row[1] for row in rows if len(row) == 2 and row[0] == "hardware"), "?")
         # Ordo ratings: #, engine, Elo, ±, points, games, score (the reference's ± is "-").
-        elo = {row[1]: (row[2], row[3]) for row in rows_of(table, 7) if row[3] != "-"}
+        elo = {row[1]: (row[2], row[3]) for row in rows if len(row) == 7 and row[0].isdigit() and row[3] != "-"}
         # The reference's scores: opponent, games, wins, losses, draws, score.
-        for row in rows_of(table, 6):
-            fs, played = row[0].rsplit("_", 1)[0], int(row[1])
-            if fs not in best or played > best[fs]["games"]:
-                best[fs] = dict(elo=elo.get(row[0], ("", "")), games=played, table=table)
+        for row in rows:
+            if len(row) == 6 and row[1].isdigit():
+                fs, played = row[0].rsplit("_", 1)[0], int(row[1])
+                if fs not in best or played > best[fs]["games"]:
+                    best[fs] = dict(elo=elo.get(row[0], ("", "")), games=played, table=table, hardware=hardware)
     return best
 
 
@@ -309,11 +302,10 @@ def sources_note(experiment: str, kind: str, what: str, results: dict[str, dict]
     if not by_table:
         return ""
     parts = [f"{', '.join('`' + fs + '`' for fs in fss)} from `results/{table.name}` "
-             f"({'/'.join(sorted({str(results[fs]['games']) for fs in fss}))} games, {table_hardware(table)})"
+             f"({'/'.join(sorted({str(results[fs]['games']) for fs in fss}))} games, {results[fss[0]]['hardware']})"
              for table, fss in by_table.items()]
-    main_path = results_dir() / main
-    rest = (f"the others from `results/{main}` ({table_hardware(main_path)})"
-            if any(fs in results and results[fs]["table"].name == main for fs in sets) else "")
+    in_main = [fs for fs in sets if fs in results and results[fs]["table"].name == main]
+    rest = f"the others from `results/{main}` ({results[in_main[0]]['hardware']})" if in_main else ""
     return (f"The {what} column: {'; '.join(parts)}{'; ' + rest if rest else ''}: each set's figure comes from "
             "the table where it played the most games against `all`.\n")
 
@@ -432,7 +424,7 @@ def machines(results: dict[str, dict], sets: list[str]) -> str:
     by_machine: dict[str, list[str]] = {}
     for fs in sets:
         if fs in results:
-            by_machine.setdefault(short_machine(table_hardware(results[fs]["table"])), []).append(fs)
+            by_machine.setdefault(short_machine(results[fs]["hardware"]), []).append(fs)
     if len(by_machine) < 2:
         return ""
     groups = sorted(by_machine.items(), key=lambda kv: len(kv[1]))
