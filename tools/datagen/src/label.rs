@@ -81,7 +81,12 @@ pub struct UciLabeller {
 
 impl UciLabeller {
     pub fn start(engine: &Path, budget: Budget) -> Result<UciLabeller, String> {
-        Ok(UciLabeller { engine: UciEngine::start(engine, &[])?, budget })
+        Self::start_with(engine, &[], budget)
+    }
+
+    /// Starts `engine` with UCI `options` (`(name, value)`), e.g. a small `Hash`.
+    pub fn start_with(engine: &Path, options: &[(String, String)], budget: Budget) -> Result<UciLabeller, String> {
+        Ok(UciLabeller { engine: UciEngine::start(engine, options)?, budget })
     }
 }
 

@@ -4,14 +4,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::filter::{Filter, FilterCounts};
 use tessera_datagen::label::{Budget, Labeller, SelfLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
+use tessera_datagen::player::{OwnSearch, Player, UciPair};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
 use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
-use tessera_datagen::uci_selfplay::{Players, UciSelfPlayConfig, load_book, play_game as uci_play_game};
 
 /// Training data tools. Files ending in `.bin` hold 32-byte binary records
 /// (checksummed); other files hold text lines `<FEN> | <cp, white's view> |
@@ -82,10 +83,11 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Self-play games; the quiet positions of each game with the search
-    /// score and the result. With Tessera's own search (in-process) from
-    /// random openings, or with --engine, between two instances of any UCI
-    /// engine from --book openings. Rerun the same command after a kill to go on.
+    /// Self-play games: the quiet positions of each game (or --per-game K of
+    /// them) with a search score and the result. Played by Tessera's own
+    /// search in-process, or with --engine by two instances of any UCI
+    /// engine; re-scored by a deeper labeller if asked (--label-engine,
+    /// --label-depth, --label-nodes). Rerun the same command after a kill to go on.
     Selfplay {
         #[arg(long, short)]
         output: PathBuf,
@@ -94,15 +96,12 @@ enum Command {
         /// Nodes per move.
         #[arg(long, default_value_t = 5000)]
         nodes: u64,
-        /// Openings scored beyond this (cp) are drawn again (own search only).
-        #[arg(long, default_value_t = 300)]
-        max_opening_score: i32,
         #[arg(long, default_value_t = 1)]
         jobs: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[command(flatten)]
-        uci: UciPlayArgs,
+        play: PlayArgs,
     },
     /// Writes an EPD opening book: random openings whose search score
     /// (at --nodes) is within --max-eval.
@@ -130,10 +129,11 @@ enum Command {
     },
 }
 
-/// Self-play between UCI engines (`selfplay --engine`).
+/// How self-play games are played, varied, sampled and labelled.
 #[derive(clap::Args, Debug)]
-struct UciPlayArgs {
-    /// A UCI engine to play both sides (two instances), e.g. /usr/games/stockfish.
+struct PlayArgs {
+    /// A UCI engine to play both sides (two instances), e.g. /usr/games/stockfish;
+    /// default: Tessera's own search in-process.
     #[arg(long)]
     engine: Option<PathBuf>,
     /// An option for the engine, `NAME=VALUE` (repeatable), e.g. `Hash=16`
@@ -142,43 +142,137 @@ struct UciPlayArgs {
     engine_options: Vec<String>,
     /// Opening book, EPD or PGN (plain or zstd): each game starts from a
     /// random entry. Default: the start position.
-    #[arg(long, requires = "engine")]
+    #[arg(long)]
     book: Option<PathBuf>,
-    /// Random legal plies after the book line.
-    #[arg(long, default_value_t = 0, requires = "engine")]
-    random_plies: usize,
+    /// Random legal plies after the book line: N, or a range N-M drawn
+    /// uniformly. Default: 8-9 without --book, 0 with one.
+    #[arg(long)]
+    random_plies: Option<String>,
+    /// Openings the players score beyond this (cp) are drawn again.
+    /// Default: 300 without --book, no bound with one.
+    #[arg(long)]
+    max_opening_score: Option<i32>,
     /// Chance that a move is a random legal one instead of the engine's.
-    #[arg(long, default_value_t = 0.0, requires = "engine")]
+    #[arg(long, default_value_t = 0.0)]
     random_move_prob: f64,
     /// Draw each move among this many MultiPV lines (within --multipv-margin).
-    #[arg(long, default_value_t = 1, requires = "engine")]
+    #[arg(long, default_value_t = 1)]
     multipv_pick: usize,
     /// Lines scored more than this many cp below the best are not drawn.
-    #[arg(long, default_value_t = 50, requires = "engine")]
+    #[arg(long, default_value_t = 50)]
     multipv_margin: i32,
-    /// A UCI engine that re-scores every kept position (e.g. stockfish when
-    /// the players are strength-limited).
-    #[arg(long, requires = "engine")]
-    label_engine: Option<PathBuf>,
-    /// The label engine's nodes per position.
-    #[arg(long, default_value_t = 5000, requires = "label_engine")]
-    label_nodes: u64,
-    /// Keep one random position per game (the thesis's sampling).
-    #[arg(long, requires = "engine")]
+    /// Keep K positions a game, spread over it (1: the thesis's sampling);
+    /// default: every quiet position.
+    #[arg(long)]
+    per_game: Option<usize>,
+    /// Keep the thesis's one position a game (the same as --per-game 1).
+    #[arg(long, conflicts_with = "per_game")]
     one_per_game: bool,
+    /// Positions before this ply (from the start of chess) are not kept.
+    #[arg(long, default_value_t = 16)]
+    min_ply: usize,
+    /// A UCI engine that re-scores every kept position (e.g. stockfish).
+    #[arg(long)]
+    label_engine: Option<PathBuf>,
+    /// An option for the label engine, `NAME=VALUE` (repeatable).
+    #[arg(long = "label-option", requires = "label_engine")]
+    label_options: Vec<String>,
+    /// The labeller's depth per position (Tessera's own search unless
+    /// --label-engine names another).
+    #[arg(long, conflicts_with = "label_nodes")]
+    label_depth: Option<i32>,
+    /// The labeller's nodes per position (default with --label-engine: 5000).
+    #[arg(long)]
+    label_nodes: Option<u64>,
 }
 
-impl UciPlayArgs {
-    fn options(&self) -> Result<Vec<(String, String)>, String> {
-        self.engine_options
-            .iter()
-            .map(|o| {
-                o.split_once('=')
-                    .filter(|(k, _)| !k.trim().is_empty())
-                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                    .ok_or_else(|| format!("--engine-option '{o}': expected NAME=VALUE"))
-            })
-            .collect()
+/// `NAME=VALUE` pairs of `--engine-option` and `--label-option`.
+fn parse_options(options: &[String], flag: &str) -> Result<Vec<(String, String)>, String> {
+    options
+        .iter()
+        .map(|o| {
+            o.split_once('=')
+                .filter(|(k, _)| !k.trim().is_empty())
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| format!("{flag} '{o}': expected NAME=VALUE"))
+        })
+        .collect()
+}
+
+/// `N` or `N-M`.
+fn parse_range(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--random-plies '{text}': expected N or N-M");
+    let (low, high) = text.split_once('-').unwrap_or((text, text));
+    let (low, high): (usize, usize) = (low.trim().parse().map_err(|_| bad())?, high.trim().parse().map_err(|_| bad())?);
+    if low > high || high > 200 {
+        return Err(bad());
+    }
+    Ok((low, high))
+}
+
+/// One self-play worker: its players and its labeller.
+struct Worker {
+    player: Box<dyn Player>,
+    labeller: Option<Box<dyn Labeller>>,
+}
+
+impl PlayArgs {
+    fn config(&self, nodes: u64) -> Result<SelfPlayConfig, String> {
+        if !(0.0..=1.0).contains(&self.random_move_prob) {
+            return Err("--random-move-prob must be between 0 and 1".into());
+        }
+        if self.multipv_pick == 0 || self.per_game == Some(0) {
+            return Err("--multipv-pick and --per-game must be positive".into());
+        }
+        let booked = self.book.is_some();
+        let random_plies = match &self.random_plies {
+            Some(text) => parse_range(text)?,
+            None if booked => (0, 0),
+            None => (8, 9),
+        };
+        Ok(SelfPlayConfig {
+            nodes,
+            random_plies,
+            max_opening_score: self.max_opening_score.or((!booked).then_some(300)),
+            random_move_prob: self.random_move_prob,
+            multipv_pick: self.multipv_pick,
+            multipv_margin: self.multipv_margin,
+            per_game: if self.one_per_game { Some(1) } else { self.per_game },
+            min_ply: self.min_ply,
+            ..SelfPlayConfig::default()
+        })
+    }
+
+    /// The labeller's budget, if positions are to be re-scored.
+    fn label_budget(&self) -> Result<Option<Budget>, String> {
+        match (self.label_depth, self.label_nodes) {
+            (Some(d), _) if !(1..=64).contains(&d) => Err("--label-depth must be 1..=64".into()),
+            (_, Some(0)) => Err("--label-nodes must be positive".into()),
+            (Some(d), _) => Ok(Some(Budget::Depth(d))),
+            (None, Some(n)) => Ok(Some(Budget::Nodes(n))),
+            (None, None) => Ok(self.label_engine.is_some().then_some(Budget::Nodes(5000))),
+        }
+    }
+
+    fn worker(&self) -> Result<Worker, String> {
+        let player: Box<dyn Player> = match &self.engine {
+            Some(path) => Box::new(UciPair::start(
+                path,
+                &parse_options(&self.engine_options, "--engine-option")?,
+                self.multipv_pick,
+            )?),
+            None => Box::new(OwnSearch::new(16)),
+        };
+        let labeller: Option<Box<dyn Labeller>> = match (self.label_budget()?, &self.label_engine) {
+            (None, _) => None,
+            (Some(budget), Some(path)) => Some(Box::new(UciLabeller::start_with(
+                path,
+                &parse_options(&self.label_options, "--label-option")?,
+                budget,
+            )?)),
+            (Some(budget), None) => Some(Box::new(SelfLabeller::new(budget))),
+        };
+        Ok(Worker { player, labeller })
     }
 }
 
@@ -369,50 +463,19 @@ fn run(args: Args) -> Result<Outcome, String> {
             }
             return label(&positions, &output, &labelling);
         }
-        Command::Selfplay { output, games, nodes, max_opening_score, jobs, seed, uci } => {
+        Command::Selfplay { output, games, nodes, jobs, seed, play } => {
             if jobs == 0 || nodes == 0 {
                 return Err("--jobs and --nodes must be positive".into());
             }
-            if let Some(engine) = &uci.engine {
-                if !(0.0..=1.0).contains(&uci.random_move_prob) {
-                    return Err("--random-move-prob must be between 0 and 1".into());
-                }
-                if uci.multipv_pick == 0 || uci.label_nodes == 0 {
-                    return Err("--multipv-pick and --label-nodes must be positive".into());
-                }
-                let options = uci.options()?;
-                let book = match &uci.book {
-                    Some(path) => load_book(path)?,
-                    None => Vec::new(),
-                };
-                let config = UciSelfPlayConfig {
-                    game: SelfPlayConfig { nodes, ..SelfPlayConfig::default() },
-                    random_plies: uci.random_plies,
-                    random_move_prob: uci.random_move_prob,
-                    multipv_pick: uci.multipv_pick,
-                    multipv_margin: uci.multipv_margin,
-                    one_per_game: uci.one_per_game,
-                };
-                let label = uci.label_engine.as_deref().map(|p| (p, uci.label_nodes));
-                let mut players = (0..jobs)
-                    .map(|_| Players::start(engine, &options, uci.multipv_pick, label))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let outcome = produce_into(games, &mut players, &output, 1, |players, i| {
-                    uci_play_game(seed, i as u64, &config, &book, players)
-                })?;
-                println!(
-                    "{} games played now, {} positions written to {}",
-                    outcome.labelled,
-                    outcome.written,
-                    output.display()
-                );
-                return Ok(outcome);
-            }
-            let config = SelfPlayConfig { nodes, max_opening_score, ..SelfPlayConfig::default() };
-            let mut searches: Vec<tessera::search::Search> =
-                (0..jobs).map(|_| tessera::search::Search::new(16)).collect();
-            let outcome = produce_into(games, &mut searches, &output, 1, |search, i| {
-                Ok(play_game(seed, i as u64, &config, search))
+            let config = play.config(nodes)?;
+            let book = match &play.book {
+                Some(path) => load_book(path)?,
+                None => Vec::new(),
+            };
+            let mut workers = (0..jobs).map(|_| play.worker()).collect::<Result<Vec<_>, _>>()?;
+            let outcome = produce_into(games, &mut workers, &output, 1, |worker, i| {
+                let Worker { player, labeller } = worker;
+                Ok(play_game(seed, i as u64, &config, &book, player.as_mut(), labeller.as_deref_mut())?.records)
             })?;
             println!(
                 "{} games played now, {} positions written to {}",

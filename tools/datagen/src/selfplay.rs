@@ -1,24 +1,58 @@
-//! Self-play with Tessera's own search: random openings (8–9 random plies,
-//! openings the search scores beyond a bound rejected), a fixed node budget
-//! per move, adjudication, and the quiet positions of each game recorded
-//! with the search score and, once the game ends, its result. A game
-//! depends only on the seed and its index.
+//! Self-play games for training data, with any [`Player`]: an opening (a
+//! book entry or the start position, then random plies), a node budget per
+//! move, adjudication, and the quiet positions of the game recorded with a
+//! score and, once the game ends, its result.
+//!
+//! Diversity, for data that covers what real games reach: random plies
+//! after the book line; `random_move_prob`, a uniformly random legal move
+//! instead of the engine's (the position before it is still recorded with
+//! the engine's score); `multipv_pick` K > 1, the move drawn among the
+//! engine's K best lines within `multipv_margin` of the best.
+//!
+//! Sampling: every quiet position from `min_ply` on, or with `per_game` K
+//! only K of them, spread over the game (the game's candidates cut into K
+//! runs of equal length, one drawn from each; K = 1 is the thesis's one
+//! position per game). Cheap games with few positions each give many
+//! distinct games per CPU-hour. A labeller, when given, re-scores the kept
+//! positions with a deeper search (e.g. Stockfish at depth 9); a position
+//! it scores as a mate or whose best move it finds to be a capture or a
+//! promotion is dropped. A game depends only on the seed, its index and
+//! the budgets.
+
+use std::collections::HashMap;
 
 use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tessera::board::Board;
 use tessera::search::Search;
 
-use crate::label::{Budget, search_within};
+use crate::label::{Budget, Labeller, search_within};
+use crate::player::Player;
 use crate::record::Record;
 use crate::rng::Rng;
+use crate::uci::{Report, Score};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SelfPlayConfig {
     /// Nodes per move.
     pub nodes: u64,
-    /// Openings whose score exceeds this (centipawns) are drawn again.
-    pub max_opening_score: i32,
+    /// Random legal plies after the book line: between the two, inclusive.
+    pub random_plies: (usize, usize),
+    /// Openings whose score (at `nodes`) exceeds this (centipawns) are drawn again.
+    pub max_opening_score: Option<i32>,
+    /// Chance that a move is a uniformly random legal one.
+    pub random_move_prob: f64,
+    /// MultiPV lines to draw the move from (1: the engine's move).
+    pub multipv_pick: usize,
+    /// Lines scored more than this below the best are not drawn.
+    pub multipv_margin: i32,
+    /// Positions kept per game (`None`: every candidate).
+    pub per_game: Option<usize>,
+    /// Positions before this ply (counted from the start of chess, so a
+    /// book line's plies count) are not recorded.
+    pub min_ply: usize,
     /// Win adjudication: |score| at least this for `win_plies` plies in a row.
     pub win_score: i32,
     pub win_plies: usize,
@@ -26,7 +60,7 @@ pub struct SelfPlayConfig {
     pub draw_score: i32,
     pub draw_plies: usize,
     pub draw_after: usize,
-    /// Longest game, in plies; longer games are draws.
+    /// Longest game, in plies after the opening; longer games are draws.
     pub max_plies: usize,
 }
 
@@ -34,7 +68,13 @@ impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
             nodes: 5000,
-            max_opening_score: 300,
+            random_plies: (8, 9),
+            max_opening_score: Some(300),
+            random_move_prob: 0.0,
+            multipv_pick: 1,
+            multipv_margin: 50,
+            per_game: None,
+            min_ply: 16,
             win_score: 1500,
             win_plies: 6,
             draw_score: 8,
@@ -45,8 +85,217 @@ impl Default for SelfPlayConfig {
     }
 }
 
-/// Scores at or beyond this are mates.
-const MATE_BOUND: i32 = 20_000;
+/// What a game gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameRecords {
+    pub records: Vec<Record>,
+    /// Plies played by the engines (not the opening).
+    pub plies: usize,
+}
+
+/// A position's ply counted from the start of chess.
+pub fn ply_of(pos: &Chess) -> usize {
+    (pos.fullmoves().get() as usize - 1) * 2 + pos.turn().is_black() as usize
+}
+
+fn chance(rng: &mut Rng, p: f64) -> bool {
+    p > 0.0 && ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
+}
+
+/// The book entry (or the start) and random plies, redrawn when they end
+/// the game or the player scores them beyond the bound.
+fn opening(
+    rng: &mut Rng,
+    config: &SelfPlayConfig,
+    book: &[Chess],
+    player: &mut dyn Player,
+) -> Result<(Chess, Vec<Move>), String> {
+    let (low, high) = config.random_plies;
+    for _ in 0..100 {
+        let start = if book.is_empty() { Chess::default() } else { book[rng.below(book.len())].clone() };
+        let plies = low + rng.below(high - low + 1);
+        let mut pos = start.clone();
+        let mut moves = Vec::with_capacity(plies);
+        for _ in 0..plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.below(legal.len())];
+            moves.push(m);
+            pos.play_unchecked(m);
+        }
+        if pos.legal_moves().is_empty() {
+            continue;
+        }
+        if let Some(bound) = config.max_opening_score {
+            player.new_game(&start)?;
+            let report = player.think(&moves, config.nodes, 1)?;
+            if !matches!(report.score(), Some(Score::Cp(cp)) if cp.abs() <= bound) {
+                continue;
+            }
+        }
+        return Ok((start, moves));
+    }
+    Err("no playable opening after 100 tries: loosen --max-opening-score or --random-plies".into())
+}
+
+/// Plays game `index` of the run seeded `seed` with `player` on both sides;
+/// the kept positions, scored by `labeller` if given, else by the game's
+/// own search.
+pub fn play_game(
+    seed: u64,
+    index: u64,
+    config: &SelfPlayConfig,
+    book: &[Chess],
+    player: &mut dyn Player,
+    labeller: Option<&mut (dyn Labeller + '_)>,
+) -> Result<GameRecords, String> {
+    let mut rng = Rng::for_item(seed, index);
+    let (start, mut moves) = opening(&mut rng, config, book, player)?;
+    let mut pos = start.clone();
+    for &m in &moves {
+        pos.play_unchecked(m);
+    }
+    player.new_game(&start)?;
+
+    // Candidates: (position, score from white's view).
+    let mut kept: Vec<(Chess, i32)> = Vec::new();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let (mut winning, mut quiet) = (0usize, 0usize);
+    let mut ply = 0usize;
+    // From white's view: 0 black won, 1 draw, 2 white won.
+    let result = loop {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break if pos.is_check() { if pos.turn() == Color::White { 0 } else { 2 } } else { 1 };
+        }
+        let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let repeats = seen.entry(key).or_insert(0);
+        *repeats += 1;
+        if *repeats >= 3 || pos.halfmoves() >= 100 || pos.is_insufficient_material() || ply >= config.max_plies {
+            break 1;
+        }
+        let report = player.think(&moves, config.nodes, config.multipv_pick)?;
+        let best = report
+            .best
+            .as_deref()
+            .and_then(|m| m.parse::<UciMove>().ok())
+            .and_then(|m| m.to_move(&pos).ok())
+            .ok_or_else(|| format!("no legal best move at ply {ply} of game {index}"))?;
+        // A search stopped by its node budget before finishing its first
+        // iteration may report a move and no score: the move is played, the
+        // position is not recorded, and adjudication starts counting again.
+        let white = report.score().map(|s| white_view(s, pos.turn()));
+        if let Some(Score::Cp(cp)) = white
+            && ply_of(&pos) >= config.min_ply
+            && !pos.is_check()
+            && !best.is_capture()
+            && !best.is_promotion()
+        {
+            kept.push((pos.clone(), cp));
+        }
+        let (magnitude, white_ahead) = match white {
+            Some(Score::Cp(cp)) => (cp.abs(), cp > 0),
+            Some(Score::Mate(n)) => (i32::MAX, n > 0),
+            None => (config.win_score - 1, false),
+        };
+        winning = if magnitude >= config.win_score { winning + 1 } else { 0 };
+        quiet =
+            if ply >= config.draw_after && magnitude <= config.draw_score && white.is_some() { quiet + 1 } else { 0 };
+        if winning >= config.win_plies {
+            break if white_ahead { 2 } else { 0 };
+        }
+        if quiet >= config.draw_plies {
+            break 1;
+        }
+        let played = if chance(&mut rng, config.random_move_prob) {
+            legal[rng.below(legal.len())]
+        } else if config.multipv_pick > 1 {
+            pick_line(&report, &pos, config.multipv_margin, &mut rng).unwrap_or(best)
+        } else {
+            best
+        };
+        moves.push(played);
+        pos.play_unchecked(played);
+        ply += 1;
+    };
+
+    if let Some(k) = config.per_game {
+        kept = spread_sample(kept, k, &mut rng);
+    }
+    let mut records = Vec::with_capacity(kept.len());
+    let mut labeller = labeller;
+    for (pos, cp) in kept {
+        let score = match labeller.as_deref_mut() {
+            None => cp,
+            Some(labeller) => {
+                let label = labeller.label(&pos)?;
+                let (Some(s), Some(m)) = (label.score, label.best) else { continue };
+                if m.is_capture() || m.is_promotion() {
+                    continue;
+                }
+                if pos.turn() == Color::White { s } else { -s }
+            }
+        };
+        records.push(Record { pos, score: score.clamp(-32767, 32767) as i16, result });
+    }
+    Ok(GameRecords { records, plies: ply })
+}
+
+/// At most `k` of `items`, in order, spread over them: the list cut into
+/// `k` runs of (nearly) equal length and one item drawn from each.
+pub fn spread_sample<T>(items: Vec<T>, k: usize, rng: &mut Rng) -> Vec<T> {
+    let n = items.len();
+    if n <= k {
+        return items;
+    }
+    let picks: Vec<usize> = (0..k)
+        .map(|i| {
+            let (from, to) = (i * n / k, (i + 1) * n / k);
+            from + rng.below(to - from)
+        })
+        .collect();
+    let mut next = picks.iter().peekable();
+    items
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            (next.peek() == Some(&&i)).then(|| {
+                next.next();
+                item
+            })
+        })
+        .collect()
+}
+
+fn white_view(score: Score, turn: Color) -> Score {
+    match (score, turn) {
+        (s, Color::White) => s,
+        (Score::Cp(cp), Color::Black) => Score::Cp(-cp),
+        (Score::Mate(n), Color::Black) => Score::Mate(-n),
+    }
+}
+
+/// A move drawn uniformly among the MultiPV lines scored within `margin` of
+/// the best (mates only match mates of the same sign).
+fn pick_line(report: &Report, pos: &Chess, margin: i32, rng: &mut Rng) -> Option<Move> {
+    let best = report.score()?;
+    let close = |s: Score| match (best, s) {
+        (Score::Cp(b), Score::Cp(c)) => c >= b - margin,
+        (Score::Mate(b), Score::Mate(c)) => b.signum() == c.signum(),
+        (Score::Mate(b), Score::Cp(_)) => b < 0,
+        (Score::Cp(_), Score::Mate(c)) => c > 0,
+    };
+    let candidates: Vec<Move> = report
+        .lines
+        .iter()
+        .flatten()
+        .filter(|(s, _)| close(*s))
+        .filter_map(|(_, m)| m.parse::<UciMove>().ok()?.to_move(pos).ok())
+        .collect();
+    (!candidates.is_empty()).then(|| candidates[rng.below(candidates.len())])
+}
 
 /// Searches `board` with a node budget: (score for the side to move, best move).
 pub fn search_nodes(search: &mut Search, board: &Board, nodes: u64) -> (i32, Option<Move>) {
@@ -55,7 +304,7 @@ pub fn search_nodes(search: &mut Search, board: &Board, nodes: u64) -> (i32, Opt
 }
 
 /// A random opening of `plies` plies whose search score is within `bound`,
-/// drawn from `rng`; `None` if `tries` draws all fail.
+/// drawn from `rng`; `None` if 100 draws all fail.
 pub fn random_opening(rng: &mut Rng, plies: usize, bound: i32, nodes: u64, search: &mut Search) -> Option<Board> {
     for _ in 0..100 {
         let mut board = Board::default();
@@ -80,46 +329,6 @@ pub fn random_opening(rng: &mut Rng, plies: usize, bound: i32, nodes: u64, searc
     None
 }
 
-/// Plays game `index` of the run seeded `seed`; returns its records.
-pub fn play_game(seed: u64, index: u64, config: &SelfPlayConfig, search: &mut Search) -> Vec<Record> {
-    let mut rng = Rng::for_item(seed, index);
-    let plies = 8 + rng.below(2);
-    let Some(mut board) = random_opening(&mut rng, plies, config.max_opening_score, config.nodes, search) else {
-        return Vec::new();
-    };
-    search.clear();
-    let mut kept: Vec<(Chess, i16)> = Vec::new();
-    let (mut winning, mut quiet) = (0usize, 0usize);
-    let mut ply = plies;
-    // From white's view: 0 black won, 1 draw, 2 white won.
-    let result = loop {
-        let pos = board.pos().clone();
-        if pos.legal_moves().is_empty() {
-            break if pos.is_check() { if pos.turn() == Color::White { 0 } else { 2 } } else { 1 };
-        }
-        if board.is_draw() || ply >= config.max_plies {
-            break 1;
-        }
-        let (score, best) = search_nodes(search, &board, config.nodes);
-        let Some(best) = best else { break 1 };
-        let white_score = if pos.turn() == Color::White { score } else { -score };
-        if score.abs() < MATE_BOUND && !pos.is_check() && !best.is_capture() && !best.is_promotion() {
-            kept.push((pos.clone(), white_score.clamp(-32767, 32767) as i16));
-        }
-        winning = if score.abs() >= config.win_score { winning + 1 } else { 0 };
-        quiet = if ply >= config.draw_after && score.abs() <= config.draw_score { quiet + 1 } else { 0 };
-        if winning >= config.win_plies {
-            break if white_score > 0 { 2 } else { 0 };
-        }
-        if quiet >= config.draw_plies {
-            break 1;
-        }
-        board.push(best);
-        ply += 1;
-    };
-    kept.into_iter().map(|(pos, score)| Record { pos, score, result }).collect()
-}
-
 /// An EPD line (the FEN's first four fields) for an opening book.
 pub fn epd(pos: &Chess) -> String {
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
@@ -129,23 +338,95 @@ pub fn epd(pos: &Chess) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::label::SelfLabeller;
+    use crate::player::OwnSearch;
 
     #[test]
     fn games_are_reproducible_and_labelled() {
         let config = SelfPlayConfig { nodes: 300, max_plies: 60, ..SelfPlayConfig::default() };
-        let mut search = Search::new(4);
-        let a = play_game(5, 0, &config, &mut search);
-        let b = play_game(5, 0, &config, &mut Search::new(4));
-        assert!(!a.is_empty());
+        let a = play_game(5, 0, &config, &[], &mut OwnSearch::new(4), None).unwrap();
+        let b = play_game(5, 0, &config, &[], &mut OwnSearch::new(4), None).unwrap();
+        assert!(!a.records.is_empty());
         assert_eq!(a, b, "a game depends only on the seed and its index");
-        assert_ne!(play_game(5, 1, &config, &mut search), a);
-        for r in &a {
+        let mut player = OwnSearch::new(4);
+        assert_ne!(play_game(5, 1, &config, &[], &mut player, None).unwrap(), a);
+        for r in &a.records {
             assert!(!r.pos.is_check());
-            assert_eq!(r.result, a[0].result, "one result per game");
+            assert!(ply_of(&r.pos) >= 16, "nothing before --min-ply");
+            assert_eq!(r.result, a.records[0].result, "one result per game");
         }
-        // The first recorded position is 8 or 9 random plies in.
-        let ply = (a[0].pos.fullmoves().get() as usize - 1) * 2 + a[0].pos.turn().is_black() as usize;
-        assert!(ply == 8 || ply == 9, "{ply}");
+    }
+
+    #[test]
+    fn per_game_keeps_k_positions_spread_over_the_game_and_relabels_them() {
+        let book = vec![
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+                .parse::<Fen>()
+                .unwrap()
+                .into_position::<Chess>(shakmaty::CastlingMode::Standard)
+                .unwrap(),
+        ];
+        let base = SelfPlayConfig {
+            nodes: 200,
+            random_plies: (2, 2),
+            max_opening_score: None,
+            random_move_prob: 0.1,
+            multipv_pick: 3,
+            max_plies: 80,
+            ..SelfPlayConfig::default()
+        };
+        let mut player = OwnSearch::new(4);
+        let all = play_game(9, 3, &base, &book, &mut player, None).unwrap();
+        assert!(all.records.len() > 4, "{}", all.records.len());
+        let four = SelfPlayConfig { per_game: Some(4), ..base.clone() };
+        let some = play_game(9, 3, &four, &book, &mut player, None).unwrap();
+        assert_eq!(some.records.len(), 4);
+        assert_eq!(some.plies, all.plies, "sampling does not change the game");
+        // The four are positions of the whole game's list, in order, one per quarter.
+        let at: Vec<usize> =
+            some.records.iter().map(|r| all.records.iter().position(|a| a == r).expect("a game position")).collect();
+        let n = all.records.len();
+        for (i, &p) in at.iter().enumerate() {
+            assert!((i * n / 4..(i + 1) * n / 4).contains(&p), "{at:?} of {n}");
+        }
+        // A labeller re-scores them (or drops the ones it finds noisy).
+        let mut labeller = SelfLabeller::new(Budget::Nodes(3000));
+        let labelled = play_game(9, 3, &four, &book, &mut player, Some(&mut labeller)).unwrap();
+        assert!(!labelled.records.is_empty() && labelled.records.len() <= 4);
+        for r in &labelled.records {
+            assert!(some.records.iter().any(|s| s.pos == r.pos));
+        }
+    }
+
+    #[test]
+    fn spread_samples_take_one_from_each_run() {
+        let mut rng = Rng::new(1);
+        for _ in 0..50 {
+            let got = spread_sample((0..10).collect(), 3, &mut rng);
+            assert_eq!(got.len(), 3);
+            assert!((0..3).contains(&got[0]) && (3..6).contains(&got[1]) && (6..10).contains(&got[2]), "{got:?}");
+        }
+        assert_eq!(spread_sample(vec![1, 2], 3, &mut rng), [1, 2]);
+    }
+
+    #[test]
+    fn multipv_picks_stay_within_the_margin() {
+        let pos = Chess::default();
+        let report = Report {
+            best: Some("e2e4".into()),
+            lines: vec![
+                Some((Score::Cp(30), "e2e4".into())),
+                Some((Score::Cp(10), "d2d4".into())),
+                Some((Score::Cp(-80), "g2g4".into())),
+            ],
+        };
+        let mut rng = Rng::new(1);
+        let picks: std::collections::HashSet<String> = (0..50)
+            .map(|_| {
+                pick_line(&report, &pos, 50, &mut rng).unwrap().to_uci(shakmaty::CastlingMode::Standard).to_string()
+            })
+            .collect();
+        assert_eq!(picks, ["e2e4", "d2d4"].into_iter().map(String::from).collect());
     }
 
     #[test]

@@ -119,7 +119,7 @@ impl UciEngine {
 
 /// Takes an `info` line's score and first move into `report`. Bounds from
 /// a failed aspiration window are not scores.
-fn read_info(words: &[&str], report: &mut Report) {
+pub fn read_info(words: &[&str], report: &mut Report) {
     let value = |key: &str| words.iter().position(|w| *w == key).and_then(|at| words.get(at + 1));
     let Some(at) = words.iter().position(|w| *w == "score") else { return };
     if words.get(at + 3).is_some_and(|w| *w == "lowerbound" || *w == "upperbound") {

@@ -29,20 +29,21 @@ fn records(path: &Path) -> Vec<String> {
     lines
 }
 
-#[test]
-fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
-    let dir = temp_dir("selfplay");
+/// Runs `selfplay` with `extra` once whole and once killed after its first
+/// chunk and rerun: the records must be the same. Returns them.
+fn killed_and_resumed(name: &str, extra: &[&str]) -> Vec<String> {
+    let dir = temp_dir(name);
     let whole = dir.join("whole.bin");
     let args = |out: &Path| {
         vec!["selfplay".to_string(), "-o".into(), out.display().to_string(), "--games".into(), "6".into()]
             .into_iter()
-            .chain(["--nodes", "400", "--jobs", "2", "--seed", "3"].map(String::from))
+            .chain(["--jobs", "2", "--seed", "3"].map(String::from))
+            .chain(extra.iter().map(|a| a.to_string()))
             .collect::<Vec<_>>()
     };
     let text = String::from_utf8(run(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>()).stdout).unwrap();
     assert!(text.contains("6 games played now"), "{text}");
     let expected = records(&whole);
-    assert!(expected.len() > 20, "{} positions", expected.len());
 
     let resumed = dir.join("resumed.bin");
     let mut child = Command::new(DATAGEN).args(args(&resumed)).stderr(std::process::Stdio::null()).spawn().unwrap();
@@ -55,6 +56,62 @@ fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
     child.wait().unwrap();
     run(&args(&resumed).iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(records(&resumed), expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+    expected
+}
+
+#[test]
+fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
+    let every = killed_and_resumed("selfplay", &["--nodes", "400"]);
+    assert!(every.len() > 20, "{} positions", every.len());
+}
+
+/// The net v3 recipe in small: book openings, random plies and moves,
+/// MultiPV picks, a few positions a game re-scored by a deeper search.
+#[test]
+fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
+    let dir = temp_dir("per-game-book");
+    let book = dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n\
+         rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w KQkq - 1 5\n",
+    )
+    .unwrap();
+    let book = book.display().to_string();
+    let sampled = killed_and_resumed(
+        "per-game",
+        &[
+            "--nodes",
+            "300",
+            "--book",
+            &book,
+            "--random-plies",
+            "1-3",
+            "--random-move-prob",
+            "0.05",
+            "--multipv-pick",
+            "2",
+            "--per-game",
+            "3",
+            "--label-depth",
+            "4",
+        ],
+    );
+    assert!(!sampled.is_empty() && sampled.len() <= 18, "at most 3 a game: {}", sampled.len());
+    // Bad values are refused with the flag's name.
+    for (flag, value) in [("--random-plies", "5-2"), ("--per-game", "0"), ("--random-move-prob", "2")] {
+        let out = Command::new(DATAGEN)
+            .args(["selfplay", "-o", &dir.join("x.bin").display().to_string(), flag, value])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(flag),
+            "{flag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
