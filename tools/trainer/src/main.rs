@@ -5,6 +5,7 @@ mod batch;
 mod charts;
 mod checkpoint;
 mod data;
+mod kernels;
 mod loss;
 mod model;
 mod optim;
@@ -84,6 +85,11 @@ pub struct Args {
     /// Train on repeated positions as often as they occur.
     #[arg(long)]
     pub keep_duplicates: bool,
+    /// Print after each epoch where its time went: waiting for batches,
+    /// the forward and backward passes, the gradient sums, the feature
+    /// transformer's gradient, the optimizer.
+    #[arg(long)]
+    pub profile: bool,
     /// Feature-set expression, e.g. `all`, `kp`, `all+ph+pv`.
     #[arg(long, default_value = "all")]
     pub features: String,

@@ -22,6 +22,7 @@ use tessera::nnue::format::{Shape, output_bucket};
 use tessera::nnue::network::FloatNetwork;
 
 use crate::batch::Batch;
+use crate::kernels;
 use crate::loss::Objective;
 
 /// Positions per parallel work item (a multiple of every objective's group).
@@ -165,22 +166,33 @@ impl Model {
             output_weights: x[l.out_w..l.out_b].to_vec(),
         }
     }
-
-    /// Clamps every parameter into its range (see `Layout::clip_ranges`).
-    pub fn clip(&mut self) {
-        for (range, bound) in self.layout.clip_ranges() {
-            self.params[range].iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
-        }
-    }
 }
 
 /// Buffers reused from batch to batch.
 #[derive(Default)]
 pub struct Scratch {
-    /// d loss / d accumulator, per position and perspective.
+    /// d loss / d accumulator, per position and perspective, of one sub-batch.
     dacc: Vec<f32>,
-    /// Gradients of the dense parameters, one set per chunk.
+    /// Gradients of the dense parameters, one set per chunk of a sub-batch.
     partials: Vec<f32>,
+}
+
+/// Chunks per sub-batch: the accumulator gradients of a sub-batch (2,016
+/// positions, 8 MB at width 512) are added into the feature transformer's
+/// gradient while they are still in cache, instead of a whole batch's
+/// (64 MB at batch 16384) going out to memory and back.
+const SUB_BATCH_CHUNKS: usize = 16;
+
+/// Where a batch's time goes (`--profile`): seconds in each phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PhaseTimes {
+    /// Forward and backward passes of the chunks (all but the feature
+    /// transformer's weight gradient).
+    pub passes: f64,
+    /// The dense layers' gradient sums over the chunks.
+    pub reduce: f64,
+    /// The feature transformer's weight gradient (the sparse scatter).
+    pub scatter: f64,
 }
 
 /// The loss summed over the batch's samples; with `grad`, also its gradient
@@ -192,86 +204,155 @@ pub fn loss_and_gradient(
     grad: Option<&mut [f32]>,
     scratch: &mut Scratch,
 ) -> f64 {
+    loss_and_gradient_timed(model, batch, objective, grad, scratch, &mut PhaseTimes::default())
+}
+
+/// [`loss_and_gradient`], adding the time of each phase to `times`.
+pub fn loss_and_gradient_timed(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    grad: Option<&mut [f32]>,
+    scratch: &mut Scratch,
+    times: &mut PhaseTimes,
+) -> f64 {
     let l = &model.layout;
     let m2 = 2 * l.shape.ft;
     let chunk = CHUNK / objective.group() * objective.group();
     let chunks = batch.positions.div_ceil(chunk);
     let dense = l.dense().len();
     let Some(grad) = grad else {
+        let clock = std::time::Instant::now();
         let losses: Vec<f64> = (0..chunks)
             .into_par_iter()
             .map(|c| run_chunk(model, batch, objective, c * chunk..((c + 1) * chunk).min(batch.positions), None))
             .collect();
+        times.passes += clock.elapsed().as_secs_f64();
         return losses.iter().sum();
     };
-    scratch.dacc.resize(batch.positions * m2, 0.0);
-    scratch.partials.resize(chunks * dense, 0.0);
-    let losses: Vec<f64> = scratch
-        .dacc
-        .par_chunks_mut(chunk * m2)
-        .zip(scratch.partials.par_chunks_mut(dense))
-        .enumerate()
-        .map(|(c, (dacc, partial))| {
-            let range = c * chunk..((c + 1) * chunk).min(batch.positions);
-            run_chunk(model, batch, objective, range, Some((dacc, partial)))
-        })
-        .collect();
-
-    // Dense parameters: the chunks' partial sums, added in chunk order.
-    let partials = &scratch.partials;
-    grad[l.dense()].par_chunks_mut(1024).enumerate().for_each(|(b, g)| {
-        g.fill(0.0);
-        for c in 0..chunks {
-            let part = &partials[c * dense + b * 1024..][..g.len()];
-            g.iter_mut().zip(part).for_each(|(g, p)| *g += p);
+    let sub = SUB_BATCH_CHUNKS.min(chunks.max(1));
+    scratch.dacc.resize(sub * chunk * m2, 0.0);
+    scratch.partials.resize(sub * dense, 0.0);
+    let mut loss = 0.0;
+    for first in (0..chunks).step_by(sub) {
+        let last = (first + sub).min(chunks);
+        let from = first * chunk;
+        let to = (last * chunk).min(batch.positions);
+        let clock = std::time::Instant::now();
+        // The accumulator gradients are laid out slice by slice (all the
+        // sub-batch's positions for slice 0, then slice 1, …) so that the
+        // scatter below reads each slice's in one stream; each chunk writes
+        // its positions' part of every slice.
+        let (w, slices) = (l.slice, l.shape.ft / l.slice);
+        let block = scratch.dacc.len() / slices;
+        let mut views: Vec<Vec<&mut [f32]>> = (first..last).map(|_| Vec::with_capacity(slices)).collect();
+        for slice in scratch.dacc.chunks_mut(block) {
+            for (view, part) in views.iter_mut().zip(slice.chunks_mut(chunk * 2 * w)) {
+                view.push(part);
+            }
         }
-    });
+        let losses: Vec<f64> = views
+            .into_par_iter()
+            .zip(scratch.partials.par_chunks_mut(dense))
+            .enumerate()
+            .map(|(c, (mut dacc, partial))| {
+                let c = first + c;
+                let range = c * chunk..((c + 1) * chunk).min(batch.positions);
+                run_chunk(model, batch, objective, range, Some((&mut dacc, partial)))
+            })
+            .collect();
+        loss += losses.iter().sum::<f64>();
+        times.passes += clock.elapsed().as_secs_f64();
 
-    // Feature transformer: each task owns one column slice of every row and
-    // of the bias, and walks the batch in order.
-    let (ft_w, rest) = grad.split_at_mut(l.ft_b);
-    let ft_b = &mut rest[..l.shape.ft];
-    let (n, w) = (l.shape.inputs, l.slice);
-    let dacc = &scratch.dacc;
-    ft_w.par_chunks_mut(n * w)
-        .zip(ft_b.par_chunks_mut(w))
-        .enumerate()
-        .for_each(|(s, (gw, gb))| scatter_slice(l, batch, dacc, s, gw, gb));
-    losses.iter().sum()
+        // Dense parameters: the chunks' partial sums, added in chunk order.
+        let clock = std::time::Instant::now();
+        let partials = &scratch.partials;
+        let used = last - first;
+        grad[l.dense()].par_chunks_mut(1024).enumerate().for_each(|(b, g)| {
+            if first == 0 {
+                g.fill(0.0);
+            }
+            for c in 0..used {
+                let part = &partials[c * dense + b * 1024..][..g.len()];
+                g.iter_mut().zip(part).for_each(|(g, p)| *g += p);
+            }
+        });
+        times.reduce += clock.elapsed().as_secs_f64();
+
+        // Feature transformer: each task owns one column slice of every row and
+        // of the bias, and walks the sub-batch in order.
+        let clock = std::time::Instant::now();
+        let (ft_w, rest) = grad.split_at_mut(l.ft_b);
+        let ft_b = &mut rest[..l.shape.ft];
+        let n = l.shape.inputs;
+        let positions = from..to;
+        ft_w.par_chunks_mut(n * w).zip(ft_b.par_chunks_mut(w)).zip(scratch.dacc.par_chunks(block)).for_each(
+            |((gw, gb), dacc)| {
+                if first == 0 {
+                    gw.fill(0.0);
+                    gb.fill(0.0);
+                }
+                scatter_slice(batch, dacc, positions.clone(), gw, gb)
+            },
+        );
+        times.scatter += clock.elapsed().as_secs_f64();
+    }
+    loss
 }
 
-/// The gradient of column slice `s` of the feature transformer: every
-/// position's accumulator gradient added to the rows of its active features.
-fn scatter_slice(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
+/// Adds to one column slice of the feature transformer's gradient (`gw`
+/// its rows, `gb` its bias) the slice's accumulator gradients of
+/// `positions` (`dacc`: the slice's block, from the first position), each
+/// to the rows of its active features.
+fn scatter_slice(batch: &Batch, dacc: &[f32], positions: std::ops::Range<usize>, gw: &mut [f32], gb: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
-        return unsafe { scatter_slice_avx2(l, batch, dacc, s, gw, gb) };
+        return unsafe { scatter_slice_avx2(batch, dacc, positions, gw, gb) };
     }
-    scatter_slice_generic(l, batch, dacc, s, gw, gb)
+    scatter_slice_generic(batch, dacc, positions, gw, gb)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn scatter_slice_avx2(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
-    scatter_slice_generic(l, batch, dacc, s, gw, gb)
+fn scatter_slice_avx2(batch: &Batch, dacc: &[f32], positions: std::ops::Range<usize>, gw: &mut [f32], gb: &mut [f32]) {
+    scatter_slice_generic(batch, dacc, positions, gw, gb)
 }
 
 #[inline(always)]
-fn scatter_slice_generic(l: &Layout, batch: &Batch, dacc: &[f32], s: usize, gw: &mut [f32], gb: &mut [f32]) {
-    let (m, w) = (l.shape.ft, l.slice);
-    gw.fill(0.0);
-    gb.fill(0.0);
-    for pos in 0..batch.positions {
+fn scatter_slice_generic(
+    batch: &Batch,
+    dacc: &[f32],
+    positions: std::ops::Range<usize>,
+    gw: &mut [f32],
+    gb: &mut [f32],
+) {
+    let w = gb.len();
+    let first = positions.start;
+    for pos in positions {
         for k in 0..2 {
-            let d = &dacc[(2 * pos + k) * m + s * w..][..w];
+            let d = &dacc[(2 * (pos - first) + k) * w..][..w];
             add(gb, d);
-            for &f in batch.features(pos, k) {
-                add(&mut gw[f as usize * w..][..w], d);
+            if w == SLICE {
+                // The slice's gradient stays in registers across the rows.
+                let d: &[f32; SLICE] = d.try_into().expect("a full slice");
+                for &f in batch.features(pos, k) {
+                    let row: &mut [f32; SLICE] = (&mut gw[f as usize * SLICE..][..SLICE]).try_into().expect("a row");
+                    for t in 0..SLICE {
+                        row[t] += d[t];
+                    }
+                }
+            } else {
+                for &f in batch.features(pos, k) {
+                    add(&mut gw[f as usize * w..][..w], d);
+                }
             }
         }
     }
 }
+
+/// The feature transformer's column slice when its width allows.
+const SLICE: usize = 64;
 
 fn clipped(x: f32) -> f32 {
     x.clamp(0.0, 1.0)
@@ -322,14 +403,30 @@ fn run_chunk(
     batch: &Batch,
     objective: &Objective,
     range: std::ops::Range<usize>,
-    grads: Option<(&mut [f32], &mut [f32])>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+) -> f64 {
+    // Taken out of the thread's slot rather than borrowed in a closure: a
+    // closure would not inherit the kernel's target features.
+    let mut buffers = BUFFERS.take();
+    let loss = run_chunk_with(model, batch, objective, range, grads, &mut buffers);
+    BUFFERS.set(buffers);
+    loss
+}
+
+fn run_chunk_with(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+    buffers: &mut ChunkBuffers,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
-        return unsafe { run_chunk_avx2(model, batch, objective, range, grads) };
+        return unsafe { run_chunk_avx2(model, batch, objective, range, grads, buffers) };
     }
-    run_chunk_generic::<false>(model, batch, objective, range, grads)
+    chunk_passes::<false>(model, batch, objective, range, grads, buffers)
 }
 
 /// The same code compiled with AVX2 and FMA enabled, for 8-lane vectorization.
@@ -340,54 +437,107 @@ fn run_chunk_avx2(
     batch: &Batch,
     objective: &Objective,
     range: std::ops::Range<usize>,
-    grads: Option<(&mut [f32], &mut [f32])>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+    buffers: &mut ChunkBuffers,
 ) -> f64 {
-    run_chunk_generic::<true>(model, batch, objective, range, grads)
+    chunk_passes::<true>(model, batch, objective, range, grads, buffers)
+}
+
+/// One thread's buffers for a chunk's passes, kept from chunk to chunk so
+/// that no batch allocates.
+#[derive(Default)]
+struct ChunkBuffers {
+    /// Per position: accumulators and their clipped activations.
+    acc: Vec<f32>,
+    act: Vec<f32>,
+    /// Per position: hidden sums, their gradients, the outputs and theirs.
+    z1: Vec<f32>,
+    z2: Vec<f32>,
+    dz1: Vec<f32>,
+    outs: Vec<f32>,
+    douts: Vec<f32>,
+    /// The chunk's positions ordered by output bucket.
+    rows: Vec<usize>,
+}
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<ChunkBuffers> = std::cell::RefCell::new(ChunkBuffers::default());
+}
+
+/// The runs of `rows` (ordered by bucket) that share a bucket.
+fn bucket_runs<'a>(rows: &'a [usize], bucket: impl Fn(usize) -> usize + 'a) -> impl Iterator<Item = &'a [usize]> + 'a {
+    rows.chunk_by(move |&a, &b| bucket(a) == bucket(b))
 }
 
 #[inline(always)]
-fn run_chunk_generic<const FMA: bool>(
+fn chunk_passes<const FMA: bool>(
     model: &Model,
     batch: &Batch,
     objective: &Objective,
     range: std::ops::Range<usize>,
-    grads: Option<(&mut [f32], &mut [f32])>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+    b: &mut ChunkBuffers,
 ) -> f64 {
     let l = &model.layout;
     let x = &model.params;
     let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets } = l.shape;
     let (w, last, m2) = (l.slice, l.last(), 2 * l.shape.ft);
-    let stack = |pos: usize| l.stack(output_bucket(batch.pieces[pos] as u32, buckets));
+    let first = range.start;
     let count = range.len();
-    // Per position: accumulators and their clipped activations, hidden sums.
-    let mut acc = vec![0.0f32; count * m2];
-    let mut act = vec![0.0f32; count * m2];
-    let mut z1 = vec![0.0f32; count * o];
-    let mut z2 = vec![0.0f32; count * p];
-    let mut outs = vec![0.0f32; count];
+    let bucket = |i: usize| output_bucket(batch.pieces[first + i] as u32, buckets);
+    b.acc.resize(count * m2, 0.0);
+    b.act.resize(count * m2, 0.0);
+    b.z1.resize(count * o, 0.0);
+    b.z2.resize(count * p, 0.0);
+    b.dz1.resize(count * o, 0.0);
+    b.outs.resize(count, 0.0);
+    b.douts.resize(count, 0.0);
 
-    for (i, pos) in range.clone().enumerate() {
-        let acc = &mut acc[i * m2..][..m2];
+    // Feature transformer, one column slice at a time so that a slice of
+    // the accumulator stays in registers while the rows are added.
+    for i in 0..count {
         for k in 0..2 {
-            let acc = &mut acc[k * m..][..m];
-            acc.copy_from_slice(&x[l.ft_b..l.ft_b + m]);
-            for &f in batch.features(pos, k) {
-                for s in 0..m / w {
-                    add(&mut acc[s * w..][..w], &x[l.ft_w + s * n * w + f as usize * w..][..w]);
+            let acc = &mut b.acc[i * m2 + k * m..][..m];
+            let features = batch.features(first + i, k);
+            for s in 0..m / w {
+                let bias = &x[l.ft_b + s * w..][..w];
+                let columns = &x[l.ft_w + s * n * w..][..n * w];
+                if w == SLICE {
+                    let mut sum: [f32; SLICE] = bias.try_into().expect("a full slice");
+                    for &f in features {
+                        let row: &[f32; SLICE] = columns[f as usize * SLICE..][..SLICE].try_into().expect("a row");
+                        for t in 0..SLICE {
+                            sum[t] += row[t];
+                        }
+                    }
+                    acc[s * w..][..w].copy_from_slice(&sum);
+                } else {
+                    let acc = &mut acc[s * w..][..w];
+                    acc.copy_from_slice(bias);
+                    for &f in features {
+                        add(acc, &columns[f as usize * w..][..w]);
+                    }
                 }
             }
         }
-        let act = &mut act[i * m2..][..m2];
-        act.iter_mut().zip(acc.iter()).for_each(|(a, &v)| *a = clipped(v));
-        let st = stack(pos);
-        // Dense rows: skipping inactive inputs would cost a mispredicted
-        // branch for about every other input.
-        let z1 = &mut z1[i * o..][..o];
-        for (k, z) in z1.iter_mut().enumerate() {
-            *z = x[st.l1_b + k] + dot::<FMA>(&x[st.l1_w + k * m2..][..m2], act);
-        }
+    }
+    b.act.iter_mut().zip(&b.acc).for_each(|(a, &v)| *a = clipped(v));
+
+    // The hidden layer as a matrix product over the chunk, bucket by bucket.
+    b.rows.clear();
+    b.rows.extend(0..count);
+    if buckets > 1 {
+        b.rows.sort_by_key(|&i| bucket(i));
+    }
+    for rows in bucket_runs(&b.rows, bucket) {
+        let st = l.stack(bucket(rows[0]));
+        kernels::hidden_forward(&x[st.l1_w..][..o * m2], &x[st.l1_b..][..o], &b.act, rows, &mut b.z1);
+    }
+    for i in 0..count {
+        let st = l.stack(bucket(i));
+        let z1 = &b.z1[i * o..][..o];
         let hidden_out = if p > 0 {
-            let z2 = &mut z2[i * p..][..p];
+            let z2 = &mut b.z2[i * p..][..p];
             z2.copy_from_slice(&x[st.l2_b..st.l2_b + p]);
             for (k, &z) in z1.iter().enumerate() {
                 if z > 0.0 {
@@ -396,31 +546,30 @@ fn run_chunk_generic<const FMA: bool>(
             }
             &*z2
         } else {
-            &*z1
+            z1
         };
-        outs[i] = x[st.out_b]
+        b.outs[i] = x[st.out_b]
             + hidden_out.iter().zip(&x[st.out_w..st.out_w + last]).map(|(&h, w)| clipped(h) * w).sum::<f32>();
     }
 
     let group = objective.group();
-    let first_sample = range.start / group;
-    let mut douts = vec![0.0f32; count];
+    let first_sample = first / group;
     let mut loss = 0.0;
     for s in 0..count / group {
         let at = s * group..(s + 1) * group;
-        loss += objective.loss(&outs[at.clone()], batch.targets[first_sample + s], &mut douts[at]);
+        loss += objective.loss(&b.outs[at.clone()], batch.targets[first_sample + s], &mut b.douts[at]);
     }
 
     let Some((dacc, partial)) = grads else { return loss };
     partial.fill(0.0);
     let base = l.l1_w;
     let mut dz_last = vec![0.0f32; last];
-    let mut dz1 = vec![0.0f32; o];
-    for (i, pos) in range.enumerate() {
-        let dout = douts[i];
-        let st = stack(pos);
-        let z1 = &z1[i * o..][..o];
-        let last_z = if p > 0 { &z2[i * p..][..p] } else { z1 };
+    for i in 0..count {
+        let dout = b.douts[i];
+        let st = l.stack(bucket(i));
+        let z1 = &b.z1[i * o..][..o];
+        let dz1 = &mut b.dz1[i * o..][..o];
+        let last_z = if p > 0 { &b.z2[i * p..][..p] } else { z1 };
         partial[st.out_b - base] += dout;
         for j in 0..last {
             partial[st.out_w - base + j] += dout * clipped(last_z[j]);
@@ -437,20 +586,14 @@ fn run_chunk_generic<const FMA: bool>(
         } else {
             dz1.copy_from_slice(&dz_last);
         }
-        add(&mut partial[st.l1_b - base..][..o], &dz1);
-        // Whole rows of the hidden layer: its weight gradient and the
-        // gradient reaching the accumulators, skipping silent neurons.
-        let act = &act[i * m2..][..m2];
-        let dacc = &mut dacc[i * m2..][..m2];
-        dacc.fill(0.0);
-        for (k, &d) in dz1.iter().enumerate() {
-            if d != 0.0 {
-                axpy::<FMA>(&mut partial[st.l1_w - base + k * m2..][..m2], d, act);
-                axpy::<FMA>(dacc, d, &x[st.l1_w + k * m2..][..m2]);
-            }
-        }
-        let acc = &acc[i * m2..][..m2];
-        dacc.iter_mut().zip(acc).for_each(|(d, &a)| *d = if passes(a) { *d } else { 0.0 });
+        add(&mut partial[st.l1_b - base..][..o], dz1);
+    }
+    // The hidden layer's weight gradient and the gradient reaching the
+    // accumulators, as matrix products over each bucket's rows.
+    for rows in bucket_runs(&b.rows, bucket) {
+        let st = l.stack(bucket(rows[0]));
+        kernels::hidden_weight_gradient(&mut partial[st.l1_w - base..][..o * m2], &b.dz1, &b.act, rows, o);
+        kernels::hidden_input_gradient(&x[st.l1_w..][..o * m2], &b.dz1, &b.acc, rows, o, dacc, w);
     }
     loss
 }
@@ -482,7 +625,11 @@ mod tests {
     }
 
     fn bucketed_model(fs: &FeatureSet, hidden2: usize, buckets: usize) -> Model {
-        let shape = Shape { inputs: fs.size(), ft: 16, hidden: 8, hidden2, buckets };
+        wide_model(fs, 16, hidden2, buckets)
+    }
+
+    fn wide_model(fs: &FeatureSet, ft: usize, hidden2: usize, buckets: usize) -> Model {
+        let shape = Shape { inputs: fs.size(), ft, hidden: 8, hidden2, buckets };
         let mut net = FloatNetwork::random_bucketed(fs, shape, 3);
         // Spread the activations over the clipped range.
         net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
@@ -567,6 +714,9 @@ mod tests {
         // With 8 output buckets the four positions (32, 30, 9 and 32
         // pieces) train three different stacks.
         check_gradients(&bucketed_model(&fs, 4, 8), &eval_batch(&fs), &obj);
+        // Width 128: the feature transformer in 64-wide slices, the layout
+        // and kernels of real nets.
+        check_gradients(&wide_model(&fs, 128, 0, 1), &eval_batch(&fs), &obj);
     }
 
     #[test]

@@ -32,22 +32,47 @@ impl Adam {
     }
 
     /// One step along `grad` (the mean gradient of a batch).
+    #[cfg(test)]
     pub fn update(&mut self, params: &mut [f32], grad: &[f32], lr: f32) {
+        self.update_scaled(params, grad, 1.0, lr, &[]);
+    }
+
+    /// One step along `grad · scale` (a batch's summed gradient times
+    /// 1 / its samples), then each range of `bounds` clamped to ±its bound:
+    /// one pass over the parameters.
+    pub fn update_scaled(
+        &mut self,
+        params: &mut [f32],
+        grad: &[f32],
+        scale: f32,
+        lr: f32,
+        bounds: &[(std::ops::Range<usize>, f32)],
+    ) {
         self.step += 1;
         let AdamConfig { beta1, beta2, epsilon, weight_decay } = self.config;
         let t = self.step as i32;
         let step_size = lr * (1.0 - beta2.powi(t)).sqrt() / (1.0 - beta1.powi(t));
         let decay = 1.0 - lr * weight_decay;
+        const PIECE: usize = 4096;
         params
-            .par_chunks_mut(4096)
-            .zip(grad.par_chunks(4096))
-            .zip(self.m.par_chunks_mut(4096))
-            .zip(self.v.par_chunks_mut(4096))
-            .for_each(|(((x, g), m), v)| {
+            .par_chunks_mut(PIECE)
+            .zip(grad.par_chunks(PIECE))
+            .zip(self.m.par_chunks_mut(PIECE))
+            .zip(self.v.par_chunks_mut(PIECE))
+            .enumerate()
+            .for_each(|(piece, (((x, g), m), v))| {
                 for i in 0..x.len() {
-                    m[i] = beta1 * m[i] + (1.0 - beta1) * g[i];
-                    v[i] = beta2 * v[i] + (1.0 - beta2) * g[i] * g[i];
+                    let g = g[i] * scale;
+                    m[i] = beta1 * m[i] + (1.0 - beta1) * g;
+                    v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
                     x[i] = x[i] * decay - step_size * m[i] / (v[i].sqrt() + epsilon);
+                }
+                let at = piece * PIECE..piece * PIECE + x.len();
+                for (range, bound) in bounds {
+                    let (from, to) = (range.start.max(at.start), range.end.min(at.end));
+                    if from < to {
+                        x[from - at.start..to - at.start].iter_mut().for_each(|w| *w = w.clamp(-bound, *bound));
+                    }
                 }
             });
     }
@@ -100,6 +125,26 @@ mod tests {
         let mut adam = Adam::new(AdamConfig::default(), 2);
         adam.update(&mut x, &[3.0, -0.001], 0.1);
         assert!((x[0] + 0.1).abs() < 1e-5 && (x[1] - 0.1).abs() < 1e-3, "{x:?}");
+    }
+
+    #[test]
+    fn a_scaled_clamped_step_is_a_step_then_a_clamp() {
+        let grad: Vec<f32> = (0..10_000).map(|i| (i as f32 * 0.37).sin()).collect();
+        let start: Vec<f32> = (0..10_000).map(|i| (i as f32 * 0.11).cos() * 2.0).collect();
+        let (mut a, mut b) = (start.clone(), start);
+        let (mut adam_a, mut adam_b) =
+            (Adam::new(AdamConfig::default(), 10_000), Adam::new(AdamConfig::default(), 10_000));
+        let bounds = [(100..5000, 0.5), (6000..9000, 1.5)];
+        for _ in 0..3 {
+            adam_a.update_scaled(&mut a, &grad, 0.25, 0.01, &bounds);
+            let scaled: Vec<f32> = grad.iter().map(|g| g * 0.25).collect();
+            adam_b.update(&mut b, &scaled, 0.01);
+            for (range, bound) in &bounds {
+                b[range.clone()].iter_mut().for_each(|w| *w = w.clamp(-bound, *bound));
+            }
+        }
+        assert_eq!(a, b);
+        assert!(a[100..5000].iter().all(|w| w.abs() <= 0.5) && a[5000..6000].iter().any(|w| w.abs() > 1.5));
     }
 
     #[test]

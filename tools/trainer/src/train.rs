@@ -14,7 +14,7 @@ use crate::batch::{Batch, epoch_order, produce};
 use crate::checkpoint::{Checkpoint, EpochRecord};
 use crate::data::{self, Method, Samples};
 use crate::loss::Objective;
-use crate::model::{Model, Scratch, loss_and_gradient};
+use crate::model::{Model, PhaseTimes, Scratch, loss_and_gradient, loss_and_gradient_timed};
 use crate::optim::{Adam, AdamConfig, Schedule};
 use crate::sources::{self, ReadSettings};
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
@@ -214,19 +214,38 @@ pub fn run(args: &Args) -> Result<(), Error> {
         let clock = Instant::now();
         let mut loss_sum = 0.0;
         let order = epoch_order(train.len(), args.seed, epoch);
-        for batch in produce(fs.clone(), train.clone(), order, args.batch) {
+        let mut phases = PhaseTimes::default();
+        let (mut waiting, mut optimizer) = (0.0, 0.0);
+        let bounds = model.layout.clip_ranges();
+        let batches = produce(fs.clone(), train.clone(), order, args.batch);
+        loop {
+            let wait = Instant::now();
+            let Ok(batch) = batches.recv() else { break };
+            waiting += secs(wait);
             let samples = batch.targets.len();
-            let loss = loss_and_gradient(&model, &batch, &objective, Some(&mut grad), &mut scratch);
-            let mean = 1.0 / samples as f32;
-            grad.par_iter_mut().for_each(|g| *g *= mean);
-            adam.update(&mut model.params, &grad, lr);
-            model.clip();
+            let loss = loss_and_gradient_timed(&model, &batch, &objective, Some(&mut grad), &mut scratch, &mut phases);
+            let step = Instant::now();
+            adam.update_scaled(&mut model.params, &grad, 1.0 / samples as f32, lr, &bounds);
+            optimizer += secs(step);
             loss_sum += loss;
             bar.inc(samples as u64);
             bar.set_message(format!("loss {:.5}", loss / samples as f64));
         }
         bar.finish_and_clear();
         let elapsed = clock.elapsed().as_secs_f64();
+        if args.profile {
+            let part = |t: f64| format!("{t:.2} s ({:.0}%)", 100.0 * t / elapsed);
+            println!(
+                "profile of epoch {}: {elapsed:.2} s: waiting for batches {}, passes {}, dense gradient sums {}, \
+                 feature-transformer gradient {}, optimizer {}",
+                epoch + 1,
+                part(waiting),
+                part(phases.passes),
+                part(phases.reduce),
+                part(phases.scatter),
+                part(optimizer)
+            );
+        }
         trained_samples += train.len();
         // Each held-out set's mean loss; the overall figure weighs the sets
         // equally, so one large source does not hide the others.

@@ -1,0 +1,394 @@
+//! The hidden layer's three matrix products over a chunk of positions: the
+//! forward pass, the weight gradient and the gradient reaching the
+//! accumulators. Each has a scalar version (the reference, and the path of
+//! CPUs without AVX2 and FMA) and an AVX2 twin that keeps a tile of the
+//! result in registers so that every vector loaded serves several products.
+//!
+//! Shapes: `w` holds O rows of 2M weights; `act`, `acc` and `dacc` 2M values
+//! per position and `z`, `dz` O per position, each indexed by the position's
+//! row number; `rows` lists the positions to work on (those of one output
+//! bucket), in the order their contributions are summed.
+
+/// Whether the AVX2 kernels can run here (and the widths suit them).
+fn use_avx2(m2: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        m2.is_multiple_of(16)
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = m2;
+        false
+    }
+}
+
+fn passes(x: f32) -> bool {
+    x > 0.0 && x < 1.0
+}
+
+/// `z[r][k] = bias[k] + w[k] · act[r]` for each row `r`.
+pub fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
+    let (o, m2) = (bias.len(), w.len() / bias.len());
+    check(w, act, rows, o, m2);
+    assert!(rows.iter().all(|&r| (r + 1) * o <= z.len()));
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) {
+        // SAFETY: the CPU has AVX2 and FMA and 2M is a multiple of 16
+        // (`use_avx2`); every row read or written is inside its slice
+        // (asserted above).
+        return unsafe { avx2::hidden_forward(w, bias, act, rows, z) };
+    }
+    hidden_forward_scalar(w, bias, act, rows, z)
+}
+
+/// `g[k] += Σ_r dz[r][k] · act[r]`, the rows summed in order.
+pub fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
+    let m2 = g.len() / o;
+    check(g, act, rows, o, m2);
+    assert!(rows.iter().all(|&r| (r + 1) * o <= dz.len()));
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) {
+        // SAFETY: as in `hidden_forward`.
+        return unsafe { avx2::hidden_weight_gradient(g, dz, act, rows, o) };
+    }
+    hidden_weight_gradient_scalar(g, dz, act, rows, o)
+}
+
+/// `dacc[r] = Σ_k dz[r][k] · w[k]`, zero where `acc[r]` was clipped (the
+/// clipped ReLU passes no gradient there), written slice by slice: input
+/// `j = k·M + s·width + t` of row `r` (perspective k, column slice s) goes
+/// to `out[s][(2r + k)·width + t]`, the layout the feature transformer's
+/// gradient is summed from.
+pub fn hidden_input_gradient(
+    w: &[f32],
+    dz: &[f32],
+    acc: &[f32],
+    rows: &[usize],
+    o: usize,
+    out: &mut [&mut [f32]],
+    width: usize,
+) {
+    let m2 = w.len() / o;
+    check(w, acc, rows, o, m2);
+    let slices = m2 / 2 / width;
+    assert!(width * slices * 2 == m2 && out.len() == slices, "{slices} slices of {width}");
+    assert!(rows.iter().all(|&r| (r + 1) * o <= dz.len() && out.iter().all(|s| (2 * r + 2) * width <= s.len())));
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) && width.is_multiple_of(16) {
+        // SAFETY: as in `hidden_forward`; 16-input blocks never straddle
+        // a slice (width a multiple of 16).
+        return unsafe { avx2::hidden_input_gradient(w, dz, acc, rows, o, out, width) };
+    }
+    hidden_input_gradient_scalar(w, dz, acc, rows, o, out, width)
+}
+
+/// Where input `j` of row `r` goes: (slice, offset in it).
+fn place(j: usize, r: usize, m: usize, width: usize) -> (usize, usize) {
+    let (k, c) = (j / m, j % m);
+    (c / width, (2 * r + k) * width + c % width)
+}
+
+fn check(w: &[f32], per_position: &[f32], rows: &[usize], o: usize, m2: usize) {
+    assert!(o > 0 && w.len() == o * m2, "weights of {o} rows of {m2}");
+    assert!(rows.iter().all(|&r| (r + 1) * m2 <= per_position.len()), "a row beyond the chunk");
+}
+
+pub fn hidden_forward_scalar(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
+    let (o, m2) = (bias.len(), w.len() / bias.len());
+    for &r in rows {
+        let a = &act[r * m2..][..m2];
+        for k in 0..o {
+            z[r * o + k] = bias[k] + w[k * m2..][..m2].iter().zip(a).map(|(w, a)| w * a).sum::<f32>();
+        }
+    }
+}
+
+pub fn hidden_weight_gradient_scalar(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
+    let m2 = g.len() / o;
+    for &r in rows {
+        for k in 0..o {
+            let d = dz[r * o + k];
+            g[k * m2..][..m2].iter_mut().zip(&act[r * m2..][..m2]).for_each(|(g, a)| *g += d * a);
+        }
+    }
+}
+
+pub fn hidden_input_gradient_scalar(
+    w: &[f32],
+    dz: &[f32],
+    acc: &[f32],
+    rows: &[usize],
+    o: usize,
+    out: &mut [&mut [f32]],
+    width: usize,
+) {
+    let m2 = w.len() / o;
+    for &r in rows {
+        for j in 0..m2 {
+            let mut x = 0.0;
+            for k in 0..o {
+                x += dz[r * o + k] * w[k * m2 + j];
+            }
+            let (s, at) = place(j, r, m2 / 2, width);
+            out[s][at] = if passes(acc[r * m2 + j]) { x } else { 0.0 };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// The sum of a vector's lanes.
+    #[target_feature(enable = "avx2,fma")]
+    fn sum(v: __m256) -> f32 {
+        let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+        _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
+    }
+
+    /// The R × C dot products of R rows of `act` with C rows of `w`, each
+    /// vector loaded once for all of them.
+    ///
+    /// SAFETY (for callers): AVX2 and FMA present; `a` and `w` point at
+    /// `m2` readable floats each, `m2` a multiple of 8.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn dots<const R: usize, const C: usize>(a: [*const f32; R], w: [*const f32; C], m2: usize) -> [[f32; C]; R] {
+        let mut s = [[_mm256_setzero_ps(); C]; R];
+        for j in (0..m2).step_by(8) {
+            // SAFETY: j + 8 <= m2, inside every row (the caller's promise).
+            let wv: [__m256; C] = std::array::from_fn(|c| unsafe { _mm256_loadu_ps(w[c].add(j)) });
+            for r in 0..R {
+                // SAFETY: as above.
+                let av = unsafe { _mm256_loadu_ps(a[r].add(j)) };
+                for c in 0..C {
+                    s[r][c] = _mm256_fmadd_ps(av, wv[c], s[r][c]);
+                }
+            }
+        }
+        std::array::from_fn(|r| std::array::from_fn(|c| sum(s[r][c])))
+    }
+
+    /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
+        let (o, m2) = (bias.len(), w.len() / bias.len());
+        let row = |k: usize| w[k * m2..][..m2].as_ptr();
+        let mut quads = rows.chunks_exact(4);
+        for q in &mut quads {
+            let a = [q[0], q[1], q[2], q[3]].map(|r| act[r * m2..][..m2].as_ptr());
+            let mut k = 0;
+            while k + 2 <= o {
+                // SAFETY: four rows of act and two of w, each m2 long.
+                let s = unsafe { dots::<4, 2>(a, [row(k), row(k + 1)], m2) };
+                for (&r, s) in q.iter().zip(s) {
+                    z[r * o + k] = bias[k] + s[0];
+                    z[r * o + k + 1] = bias[k + 1] + s[1];
+                }
+                k += 2;
+            }
+            if k < o {
+                // SAFETY: as above.
+                let s = unsafe { dots::<4, 1>(a, [row(k)], m2) };
+                for (&r, s) in q.iter().zip(s) {
+                    z[r * o + k] = bias[k] + s[0];
+                }
+            }
+        }
+        for &r in quads.remainder() {
+            for k in 0..o {
+                // SAFETY: one row of act and one of w, each m2 long.
+                let s = unsafe { dots::<1, 1>([act[r * m2..][..m2].as_ptr()], [row(k)], m2) };
+                z[r * o + k] = bias[k] + s[0][0];
+            }
+        }
+    }
+
+    /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
+        let m2 = g.len() / o;
+        let mut k = 0;
+        // Four neurons × 16 inputs of the gradient in registers while the
+        // rows go by.
+        while k + 4 <= o {
+            for j in (0..m2).step_by(16) {
+                let out: [*mut f32; 4] = std::array::from_fn(|i| g[(k + i) * m2 + j..][..16].as_mut_ptr());
+                // SAFETY: each pointer starts 16 floats inside g.
+                let mut s: [[__m256; 2]; 4] =
+                    std::array::from_fn(|i| unsafe { [_mm256_loadu_ps(out[i]), _mm256_loadu_ps(out[i].add(8))] });
+                for &r in rows {
+                    let d = &dz[r * o + k..][..4];
+                    // Neurons the clipped ReLU stopped pass no gradient:
+                    // often all four of a group.
+                    if d.iter().all(|&d| d == 0.0) {
+                        continue;
+                    }
+                    let a = act[r * m2 + j..][..16].as_ptr();
+                    // SAFETY: a points at 16 floats of act.
+                    let (a0, a1) = unsafe { (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8))) };
+                    for i in 0..4 {
+                        let di = _mm256_set1_ps(d[i]);
+                        s[i][0] = _mm256_fmadd_ps(di, a0, s[i][0]);
+                        s[i][1] = _mm256_fmadd_ps(di, a1, s[i][1]);
+                    }
+                }
+                for i in 0..4 {
+                    // SAFETY: as for the loads.
+                    unsafe {
+                        _mm256_storeu_ps(out[i], s[i][0]);
+                        _mm256_storeu_ps(out[i].add(8), s[i][1]);
+                    }
+                }
+            }
+            k += 4;
+        }
+        for k in k..o {
+            for &r in rows {
+                let d = _mm256_set1_ps(dz[r * o + k]);
+                for j in (0..m2).step_by(8) {
+                    let out = g[k * m2 + j..][..8].as_mut_ptr();
+                    // SAFETY: 8 floats of g and of act.
+                    unsafe {
+                        let a = _mm256_loadu_ps(act[r * m2 + j..][..8].as_ptr());
+                        _mm256_storeu_ps(out, _mm256_fmadd_ps(d, a, _mm256_loadu_ps(out)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn hidden_input_gradient(
+        w: &[f32],
+        dz: &[f32],
+        acc: &[f32],
+        rows: &[usize],
+        o: usize,
+        out: &mut [&mut [f32]],
+        width: usize,
+    ) {
+        let mut quads = rows.chunks_exact(4);
+        for q in &mut quads {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { input_gradient_rows::<4>(w, dz, acc, [q[0], q[1], q[2], q[3]], o, out, width) };
+        }
+        for &r in quads.remainder() {
+            // SAFETY: as above.
+            unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, out, width) };
+        }
+    }
+
+    /// R rows × 16 inputs of the result in registers while the neurons go by.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn input_gradient_rows<const R: usize>(
+        w: &[f32],
+        dz: &[f32],
+        acc: &[f32],
+        rows: [usize; R],
+        o: usize,
+        out: &mut [&mut [f32]],
+        width: usize,
+    ) {
+        let m2 = w.len() / o;
+        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
+        for j in (0..m2).step_by(16) {
+            let mut s = [[zero; 2]; R];
+            for k in 0..o {
+                if rows.iter().all(|&r| dz[r * o + k] == 0.0) {
+                    continue;
+                }
+                let wk = w[k * m2 + j..][..16].as_ptr();
+                // SAFETY: 16 floats of w.
+                let (w0, w1) = unsafe { (_mm256_loadu_ps(wk), _mm256_loadu_ps(wk.add(8))) };
+                for i in 0..R {
+                    let d = _mm256_set1_ps(dz[rows[i] * o + k]);
+                    s[i][0] = _mm256_fmadd_ps(d, w0, s[i][0]);
+                    s[i][1] = _mm256_fmadd_ps(d, w1, s[i][1]);
+                }
+            }
+            for i in 0..R {
+                let a = acc[rows[i] * m2 + j..][..16].as_ptr();
+                let (slice, at) = super::place(j, rows[i], m2 / 2, width);
+                let out = out[slice][at..][..16].as_mut_ptr();
+                for (h, &sum) in s[i].iter().enumerate() {
+                    // SAFETY: 16 floats of acc and of dacc.
+                    unsafe {
+                        let x = _mm256_loadu_ps(a.add(8 * h));
+                        let live = _mm256_and_ps(_mm256_cmp_ps(x, zero, _CMP_GT_OQ), _mm256_cmp_ps(x, one, _CMP_LT_OQ));
+                        _mm256_storeu_ps(out.add(8 * h), _mm256_and_ps(live, sum));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tessera_datagen::rng::Rng;
+
+    fn random(n: usize, rng: &mut Rng, low: f32, high: f32) -> Vec<f32> {
+        (0..n).map(|_| low + (high - low) * (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32).collect()
+    }
+
+    fn close(a: &[f32], b: &[f32]) {
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!((x - y).abs() <= 1e-4 * (1.0 + x.abs().max(y.abs())), "{i}: {x} vs {y}");
+        }
+    }
+
+    /// The dispatching kernels (AVX2 where the CPU has it) against their
+    /// scalar twins, over shapes that leave remainders: rows not a multiple
+    /// of 4, neurons not a multiple of 2 or 4.
+    #[test]
+    fn kernels_match_their_scalar_twins() {
+        let mut rng = Rng::new(7);
+        for (o, m2, count) in [(32, 1024, 11), (7, 48, 6), (5, 16, 3), (1, 32, 4)] {
+            let w = random(o * m2, &mut rng, -1.0, 1.0);
+            let bias = random(o, &mut rng, -1.0, 1.0);
+            // Activations and accumulators with some values clipped at 0 and 1.
+            let acc = random(count * m2, &mut rng, -0.5, 1.5);
+            let act: Vec<f32> = acc.iter().map(|a| a.clamp(0.0, 1.0)).collect();
+            let dz = random(count * o, &mut rng, -1.0, 1.0);
+            let rows: Vec<usize> = (0..count).rev().collect();
+
+            let (mut z, mut z_ref) = (vec![0.0; count * o], vec![0.0; count * o]);
+            hidden_forward(&w, &bias, &act, &rows, &mut z);
+            hidden_forward_scalar(&w, &bias, &act, &rows, &mut z_ref);
+            close(&z, &z_ref);
+
+            let start = random(o * m2, &mut rng, -1.0, 1.0);
+            let (mut g, mut g_ref) = (start.clone(), start);
+            hidden_weight_gradient(&mut g, &dz, &act, &rows, o);
+            hidden_weight_gradient_scalar(&mut g_ref, &dz, &act, &rows, o);
+            close(&g, &g_ref);
+
+            // Slices of 16 where the width allows, else one slice per perspective.
+            let width = if (m2 / 2).is_multiple_of(16) { 16 } else { m2 / 2 };
+            let slices = m2 / 2 / width;
+            let (mut d, mut d_ref) = (vec![9.0; count * m2], vec![9.0; count * m2]);
+            let mut views: Vec<&mut [f32]> = d.chunks_mut(count * 2 * width).collect();
+            hidden_input_gradient(&w, &dz, &acc, &rows, o, &mut views, width);
+            let mut views: Vec<&mut [f32]> = d_ref.chunks_mut(count * 2 * width).collect();
+            hidden_input_gradient_scalar(&w, &dz, &acc, &rows, o, &mut views, width);
+            close(&d, &d_ref);
+            assert_eq!(slices * count * 2 * width, d.len());
+            for r in 0..count {
+                for j in 0..m2 {
+                    let (s, at) = place(j, r, m2 / 2, width);
+                    let x = d[s * count * 2 * width + at];
+                    assert!(passes(acc[r * m2 + j]) || x == 0.0, "no gradient through a clip");
+                    let direct: f32 = (0..o).map(|k| dz[r * o + k] * w[k * m2 + j]).sum();
+                    if passes(acc[r * m2 + j]) {
+                        assert!((x - direct).abs() <= 1e-4 * (1.0 + direct.abs()), "row {r} input {j}");
+                    }
+                }
+            }
+        }
+    }
+}
