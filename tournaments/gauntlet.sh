@@ -8,7 +8,7 @@
 #   GAMES     games per opponent (even: each opening is played with both colours)
 #   ENGINE    label=/path/to/uci-binary (e.g. tessera=target/release/tessera),
 #             commit:REV or net:FILE (built for you)
-#   OPPONENT  the same forms, stockfish@ELO, or fairymax sjeng gnuchess phalanx toga2 stockfish
+#   OPPONENT  the same forms, stockfish@ELO, or fairymax sjeng gnuchess phalanx toga2 ethereal stockfish
 # env: CUTECHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
 #      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: HEAD)
 # writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn

@@ -98,12 +98,14 @@ find_debian() { # name -> path, or stop with an install hint
 # Engine argument -> cutechess -engine options. Forms:
 #   label=/path/to/uci-binary     any UCI engine (tessera builds included)
 #   stockfish@ELO                 Debian stockfish limited with UCI_LimitStrength/UCI_Elo
-#   fairymax sjeng gnuchess phalanx toga2 stockfish   Debian engines at full strength
+#   fairymax sjeng gnuchess phalanx toga2 ethereal stockfish   Debian engines at full strength
+#                                 (ethereal: Ethereal 12, Debian package ethereal-chess)
 engine_spec() {
     case "$1" in
         fairymax | sjeng | phalanx) echo "name=$1 cmd=$(find_debian "$1") proto=xboard" ;;
         gnuchess) echo "name=$1 cmd=$(find_debian "$1") proto=xboard arg=--xboard" ;;
         toga2 | stockfish) echo "name=$1 cmd=$(find_debian "$1") proto=uci" ;;
+        ethereal) echo "name=ethereal cmd=$(find_debian ethereal-chess) proto=uci" ;;
         stockfish@*)
             local elo=${1#stockfish@}
             [[ $elo =~ ^[0-9]+$ ]] && [ "$elo" -ge 1350 ] && [ "$elo" -le 2850 ] ||
@@ -114,7 +116,7 @@ engine_spec() {
             [ -n "$label" ] || die "engine '$1' has an empty label"
             [ -f "$path" ] && [ -x "$path" ] || die "$path is not an executable"
             echo "name=$label cmd=$(cd "$(dirname "$path")" && pwd)/$(basename "$path") proto=uci" ;;
-        *) die "unknown engine '$1' (use label=/path/to/binary, stockfish@ELO, or fairymax, sjeng, gnuchess, phalanx, toga2, stockfish)" ;;
+        *) die "unknown engine '$1' (use label=/path/to/binary, stockfish@ELO, or fairymax, sjeng, gnuchess, phalanx, toga2, ethereal, stockfish)" ;;
     esac
 }
 

@@ -6,7 +6,7 @@
 # usage: tournaments/match.sh NAME TC GAMES ENGINE_A ENGINE_B [CONCURRENCY]
 #   TC       cutechess time control, e.g. 5+0.05, or nodes=N (fixed nodes a move)
 #   ENGINE   label=/path/to/uci-binary | commit:REV | net:FILE | stockfish@ELO |
-#            fairymax | sjeng | gnuchess | phalanx | toga2 | stockfish (Debian packages)
+#            fairymax | sjeng | gnuchess | phalanx | toga2 | ethereal | stockfish (Debian packages)
 # env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
 #      in ../shared/data/books), BOOK_PLIES (default 16), ENGINE_COMMIT (the
 #      commit the tested binary was built from; default: HEAD when the match starts),

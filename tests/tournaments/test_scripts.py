@@ -200,6 +200,15 @@ def test_a_missing_debian_engine_names_the_package():
     assert "apt-get install no-such-engine-xyz" in out.stderr
 
 
+def test_ethereal_is_the_debian_ethereal_chess_package():
+    # The anchor above Toga II: named `ethereal`, installed as ethereal-chess.
+    script = f'TOURNAMENTS={T}; . {T}/lib.sh; PATH=/nonexistent; find_debian() {{ echo "/found/$1"; }}; engine_spec ethereal'
+    out = run(["bash", "-c", script])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "name=ethereal cmd=/found/ethereal-chess proto=uci"
+    assert "ethereal-chess" in (T / "install-opponents.sh").read_text()
+
+
 @pytest.mark.skipif(not PUZZLES.exists(), reason="../shared/data/puzzles is absent")
 def test_puzzle_accuracy_on_a_few_puzzles(engine_bin, tmp_path):
     out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--limit", "12",
