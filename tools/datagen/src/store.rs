@@ -38,7 +38,12 @@ impl ReadReport {
     }
 }
 
-/// Calls `each` with every good record of `path`, in order.
+/// A binary file with more than one damaged record in this many is refused.
+const DAMAGED_SHARE_REFUSED: u64 = 100;
+
+/// Calls `each` with every good record of `path`, in order. A binary file
+/// with more than 1% damaged records is refused (an error naming the file),
+/// after `each` has seen its good ones.
 pub fn read_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadReport, String> {
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let mut report = ReadReport::default();
@@ -66,6 +71,17 @@ pub fn read_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadRep
                 Err(e) => report.reject(format!("{} record {index}: {e}", path.display())),
             }
             index += 1;
+        }
+        // A record damaged now and then (a bad sector) is skipped; a file
+        // where many are is not what it claims to be.
+        let read = report.records + report.rejected;
+        if report.rejected * DAMAGED_SHARE_REFUSED > read {
+            return Err(format!(
+                "{}: {} of {read} records damaged (first: {}): not a file of tessera-datagen records, or a damaged one",
+                path.display(),
+                report.rejected,
+                report.first_rejection.as_deref().unwrap_or("-"),
+            ));
         }
     } else {
         for (n, line) in open_text(path).map_err(io)?.lines().enumerate() {
@@ -143,7 +159,7 @@ mod tests {
         let d = dir("bin");
         let path = d.join("x.bin");
         let mut w = RecordWriter::append(&path).unwrap();
-        for i in 0..10 {
+        for i in 0..200 {
             w.write(&sample(i)).unwrap();
         }
         w.sync().unwrap();
@@ -154,8 +170,8 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let mut scores = Vec::new();
         let report = read_records(&path, |r| scores.push(r.score)).unwrap();
-        assert_eq!(scores, [0, 1, 2, 4, 5, 6, 7, 8, 9]);
-        assert_eq!((report.records, report.rejected, report.truncated_tail), (9, 1, 13));
+        assert_eq!(scores[..5], [0, 1, 2, 4, 5]);
+        assert_eq!((report.records, report.rejected, report.truncated_tail), (199, 1, 13));
         assert!(report.first_rejection.unwrap().contains("record 3: checksum"));
         // Appending after the kill keeps records aligned.
         let mut w = RecordWriter::append(&path).unwrap();
@@ -165,6 +181,11 @@ mod tests {
         let report = read_records(&path, |r| scores.push(r.score)).unwrap();
         assert_eq!(scores.last(), Some(&10));
         assert_eq!(report.truncated_tail, 0);
+        // A file with many damaged records (here: not records at all) is refused.
+        let junk = d.join("junk.bin");
+        std::fs::write(&junk, (0..3200u32).map(|i| (i * 7919 % 251) as u8).collect::<Vec<_>>()).unwrap();
+        let err = read_records(&junk, |_| {}).unwrap_err();
+        assert!(err.contains("junk.bin: 100 of 100 records damaged") && err.contains("not a file of"), "{err}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
