@@ -15,7 +15,7 @@ pub fn piece_value(role: Role) -> i32 {
 }
 
 /// Evaluations stay well inside the range of mate scores.
-const EVAL_LIMIT: i32 = 20_000;
+pub const EVAL_LIMIT: i32 = 20_000;
 
 /// The network's evaluation of `board`, which must have a network attached
 /// (the search attaches one to every board it searches).

@@ -120,6 +120,14 @@ engine_spec() {
     esac
 }
 
+option_args() { # 'NAME=VALUE …' -> ' option.NAME=VALUE …' for a cutechess engine spec
+    local o
+    for o in $1; do
+        [[ $o == ?*=* ]] || die "option '$o': expected NAME=VALUE"
+        printf ' option.%s' "$o"
+    done
+}
+
 engine_name() { # the name cutechess and Ordo will use for an engine argument
     local s
     s=$(engine_spec "$1") || exit 1

@@ -11,7 +11,9 @@
 #      in ../shared/data/books), BOOK_PLIES (default 16), ENGINE_COMMIT (the
 #      commit the tested binary was built from; default: HEAD when the match starts),
 #      SUMMARY_ONLY=1 (rewrite results/NAME.md from work/NAME.pgn and .log
-#      without playing, e.g. after an interrupted run)
+#      without playing, e.g. after an interrupted run), OPTIONS_A / OPTIONS_B
+#      (UCI options for one engine, 'NAME=VALUE NAME=VALUE', values without
+#      spaces, e.g. OPTIONS_A="SyzygyPath=../shared/data/syzygy")
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
@@ -28,8 +30,8 @@ cutechess=$(find_cutechess)
 book=$(find_book)
 a=$(resolve_engine "$4")
 b=$(resolve_engine "$5")
-spec_a=$(engine_spec "$a")
-spec_b=$(engine_spec "$b")
+spec_a="$(engine_spec "$a")$(option_args "${OPTIONS_A:-}")"
+spec_b="$(engine_spec "$b")$(option_args "${OPTIONS_B:-}")"
 
 mkdir -p "$WORK" "$RESULTS"
 pgn=$WORK/$name.pgn

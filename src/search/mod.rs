@@ -7,6 +7,7 @@ pub mod limits;
 pub mod picker;
 pub mod score;
 pub mod see;
+pub mod syzygy;
 pub mod time;
 pub mod tt;
 pub mod worker;
@@ -37,6 +38,9 @@ pub struct SharedState {
     pub nodes: Vec<AtomicU64>,
     pub node_limit: Option<u64>,
     pub time: TimeManager,
+    /// Endgame tablebases, if `SyzygyPath` found any, and how often they answered.
+    pub syzygy: Option<syzygy::Syzygy>,
+    pub tbhits: AtomicU64,
 }
 
 impl SharedState {
@@ -47,7 +51,15 @@ impl SharedState {
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             node_limit: limits.nodes,
             time,
+            syzygy: None,
+            tbhits: AtomicU64::new(0),
         }
+    }
+
+    /// The same, probing `syzygy`'s tables.
+    pub fn with_syzygy(mut self, syzygy: Option<syzygy::Syzygy>) -> SharedState {
+        self.syzygy = syzygy.filter(|s| s.cardinality() > 0);
+        self
     }
 
     pub fn total_nodes(&self) -> u64 {
@@ -137,6 +149,25 @@ impl Search {
         shared: &SharedState,
         report: &(dyn Fn(&str) + Sync),
     ) -> SearchResult {
+        // In a tablebase ending the tables choose the root moves that keep
+        // the best outcome within the 50-move rule; the search picks among them.
+        let tablebase_limits;
+        let limits = match shared.syzygy.as_ref().and_then(|tb| tb.root_moves(board.pos())) {
+            Some(kept) => {
+                shared.tbhits.fetch_add(1, Ordering::Relaxed);
+                let mut narrowed = limits.clone();
+                let allowed: Vec<Move> = kept
+                    .into_iter()
+                    .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+                    .collect();
+                if !allowed.is_empty() {
+                    narrowed.searchmoves = allowed;
+                }
+                tablebase_limits = narrowed;
+                &tablebase_limits
+            }
+            None => limits,
+        };
         let threads = options.threads.max(1).min(shared.nodes.len());
         while self.histories.len() < threads {
             self.histories.push(Box::default());
@@ -346,7 +377,11 @@ fn info_line(
         let (win, draw, loss) = wdl(score);
         line.push_str(&format!(" wdl {win} {draw} {loss}"));
     }
-    line.push_str(&format!(" nodes {nodes} nps {nps} hashfull {} time {} pv", w.tt.hashfull(), elapsed.as_millis()));
+    line.push_str(&format!(" nodes {nodes} nps {nps} hashfull {}", w.tt.hashfull()));
+    if w.shared.syzygy.is_some() {
+        line.push_str(&format!(" tbhits {}", w.shared.tbhits.load(Ordering::Relaxed)));
+    }
+    line.push_str(&format!(" time {} pv", elapsed.as_millis()));
     let mut board = w.board.clone();
     for &m in pv {
         line.push(' ');

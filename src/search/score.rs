@@ -6,6 +6,11 @@ pub const MATE: i32 = 31_000;
 /// Scores beyond this are mates.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const DRAW: i32 = 0;
+/// A tablebase win (less the distance from the root): above every
+/// evaluation (clamped to ±20,000), below every mate.
+pub const TB_WIN: i32 = 25_000;
+/// Scores beyond this are tablebase wins or mates: stored relative to the node.
+const DECISIVE: i32 = TB_WIN - MAX_PLY as i32;
 
 pub fn mated_in(ply: usize) -> i32 {
     -MATE + ply as i32
@@ -15,12 +20,12 @@ pub fn is_mate(score: i32) -> bool {
     score.abs() >= MATE_BOUND
 }
 
-/// Mate scores are stored relative to the node, not the root, so a table
+/// Mate and tablebase scores are stored relative to the node, not the root, so a table
 /// entry stays right when reached at another ply.
 pub fn to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE {
         score - ply as i32
     } else {
         score
@@ -28,9 +33,9 @@ pub fn to_tt(score: i32, ply: usize) -> i32 {
 }
 
 pub fn from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE {
         score + ply as i32
     } else {
         score

@@ -14,7 +14,7 @@ use super::score::*;
 use super::see::see_ge;
 use super::tt::{Bound, PackedMove, TranspositionTable};
 use crate::board::Board;
-use crate::evaluate::evaluate;
+use crate::evaluate::{EVAL_LIMIT, evaluate};
 
 /// False in the `baseline` build: plain alpha-beta with quiescence, TT and
 /// MVV-LVA ordering, none of the techniques below.
@@ -168,6 +168,44 @@ impl<'a> Worker<'a> {
             && e.bound.cuts(score, alpha, beta)
         {
             return score;
+        }
+
+        // Endgame tablebases, right after a capture or a pawn move (where a
+        // WDL probe is exact): a bound that cuts, or an exact draw, ends the node.
+        if !root
+            && excluded.is_none()
+            && self.board.pos().halfmoves() == 0
+            && let Some(tb) = &self.shared.syzygy
+        {
+            let pieces = self.board.pos().board().occupied().count();
+            if (pieces < tb.cardinality() || (pieces == tb.cardinality() && depth >= tb.probe_depth))
+                && let Some(score) = tb.probe_score(self.board.pos(), ply)
+            {
+                self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+                let bound = if score > DRAW + 2 {
+                    Bound::Lower
+                } else if score < DRAW - 2 {
+                    Bound::Upper
+                } else {
+                    Bound::Exact
+                };
+                if bound == Bound::Exact
+                    || (bound == Bound::Lower && score >= beta)
+                    || (bound == Bound::Upper && score <= alpha)
+                {
+                    // The entry's static evaluation stays an evaluation.
+                    let eval = score.clamp(-EVAL_LIMIT, EVAL_LIMIT);
+                    self.tt.store(
+                        key,
+                        PackedMove::NONE,
+                        to_tt(score, ply),
+                        eval,
+                        (depth + 6).min(MAX_PLY as i32 - 1),
+                        bound,
+                    );
+                    return score;
+                }
+            }
         }
 
         // Static evaluation, sharpened by the table's bound where it applies.

@@ -19,6 +19,7 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::board::Board;
 use crate::nnue::network::Network;
 use crate::search::limits::Limits;
+use crate::search::syzygy::{Syzygy, Tablebases};
 use crate::search::time::TimeManager;
 use crate::search::{Search, SearchOptions, SharedState};
 use command::{Command, GoParams, Start};
@@ -53,12 +54,20 @@ pub struct Engine {
     /// `None` while a search thread has it.
     search: Option<Search>,
     running: Option<Running>,
+    /// The tables of `SyzygyPath`, if it found any.
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Default for Engine {
     fn default() -> Self {
         let options = Options::default();
-        Engine { board: Board::default(), search: Some(Search::new(options.hash_mb)), options, running: None }
+        Engine {
+            board: Board::default(),
+            search: Some(Search::new(options.hash_mb)),
+            options,
+            running: None,
+            tablebases: None,
+        }
     }
 }
 
@@ -190,6 +199,21 @@ impl Engine {
                 }
                 Err(e) => error(&format!("EvalFile '{path}': {e}; keeping {}", search.network.summary())),
             },
+            Setting::SyzygyPath(path) => {
+                self.tablebases = None;
+                if path.trim().is_empty() || path == options::NO_PATH {
+                    send("info string syzygy: no tables");
+                } else {
+                    let (tables, notes) = Tablebases::load(&path);
+                    for note in notes {
+                        send(&format!("info string {note}"));
+                    }
+                    self.tablebases = (tables.max_pieces > 0).then(|| Arc::new(tables));
+                }
+            }
+            Setting::SyzygyProbeDepth(d) => options.syzygy_probe_depth = d,
+            Setting::Syzygy50MoveRule(on) => options.syzygy_rule50 = on,
+            Setting::SyzygyProbeLimit(n) => options.syzygy_probe_limit = n,
         }
     }
 
@@ -253,7 +277,13 @@ impl Engine {
             searchmoves,
         };
         let time = TimeManager::new(start, &limits, self.board.turn(), self.options.move_overhead_ms);
-        let shared = Arc::new(SharedState::new(self.options.threads, &limits, time));
+        let syzygy = self.tablebases.as_ref().map(|tables| Syzygy {
+            tables: Arc::clone(tables),
+            probe_depth: self.options.syzygy_probe_depth,
+            rule50: self.options.syzygy_rule50,
+            probe_limit: self.options.syzygy_probe_limit,
+        });
+        let shared = Arc::new(SharedState::new(self.options.threads, &limits, time).with_syzygy(syzygy));
         let search_options = SearchOptions {
             threads: self.options.threads,
             multipv: self.options.multipv,

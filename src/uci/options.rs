@@ -24,7 +24,14 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "UCI_Chess960", kind: Kind::Check { default: false } },
     Spec { name: "UCI_ShowWDL", kind: Kind::Check { default: false } },
     Spec { name: "EvalFile", kind: Kind::Text { default: EMBEDDED_NET } },
+    Spec { name: "SyzygyPath", kind: Kind::Text { default: NO_PATH } },
+    Spec { name: "SyzygyProbeDepth", kind: Kind::Spin { default: 1, min: 1, max: 100 } },
+    Spec { name: "Syzygy50MoveRule", kind: Kind::Check { default: true } },
+    Spec { name: "SyzygyProbeLimit", kind: Kind::Spin { default: 7, min: 0, max: 7 } },
 ];
+
+/// The `SyzygyPath` value that means no tables (Stockfish's convention).
+pub const NO_PATH: &str = "<empty>";
 
 /// The `EvalFile` value that selects the network built into the engine.
 pub const EMBEDDED_NET: &str = "<embedded>";
@@ -41,6 +48,10 @@ pub enum Setting {
     Chess960(bool),
     ShowWdl(bool),
     EvalFile(String),
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
+    SyzygyProbeLimit(usize),
 }
 
 /// The `option name …` lines sent after `uci`.
@@ -104,6 +115,10 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
         ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
         ("EvalFile", Value::Text(path)) => Setting::EvalFile(path),
+        ("SyzygyPath", Value::Text(path)) => Setting::SyzygyPath(path),
+        ("SyzygyProbeDepth", Value::Int(v)) => Setting::SyzygyProbeDepth(v as i32),
+        ("Syzygy50MoveRule", Value::Bool(b)) => Setting::Syzygy50MoveRule(b),
+        ("SyzygyProbeLimit", Value::Int(v)) => Setting::SyzygyProbeLimit(v as usize),
         _ => unreachable!("every option in SPECS has a Setting"),
     })
 }
@@ -125,6 +140,9 @@ pub struct Options {
     pub ponder: bool,
     pub chess960: bool,
     pub show_wdl: bool,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_rule50: bool,
+    pub syzygy_probe_limit: usize,
 }
 
 impl Default for Options {
@@ -137,6 +155,9 @@ impl Default for Options {
             ponder: false,
             chess960: false,
             show_wdl: false,
+            syzygy_probe_depth: spin_default("SyzygyProbeDepth") as i32,
+            syzygy_rule50: true,
+            syzygy_probe_limit: spin_default("SyzygyProbeLimit") as usize,
         }
     }
 }
@@ -157,5 +178,8 @@ mod tests {
         assert!(parse_setting("Ponder", Some("maybe")).unwrap_err().contains("true or false"));
         assert!(parse_setting("Contempt", Some("1")).unwrap_err().contains("unknown option"));
         assert_eq!(declarations().len(), SPECS.len());
+        assert_eq!(parse_setting("SyzygyPath", Some("/a:/b")), Ok(Setting::SyzygyPath("/a:/b".into())));
+        assert!(parse_setting("SyzygyProbeLimit", Some("8")).unwrap_err().contains("outside"));
+        assert_eq!(parse_setting("syzygy50moverule", Some("false")), Ok(Setting::Syzygy50MoveRule(false)));
     }
 }

@@ -200,6 +200,13 @@ def test_a_missing_debian_engine_names_the_package():
     assert "apt-get install no-such-engine-xyz" in out.stderr
 
 
+def test_engine_options_become_cutechess_option_arguments():
+    script = f'TOURNAMENTS={T}; . {T}/lib.sh; option_args "SyzygyPath=/t Hash=8"; echo; option_args "nonsense"'
+    out = run(["bash", "-c", script])
+    assert out.stdout.splitlines()[0] == " option.SyzygyPath=/t option.Hash=8"
+    assert out.returncode == 1 and "expected NAME=VALUE" in out.stderr
+
+
 def test_ethereal_is_the_debian_ethereal_chess_package():
     # The anchor above Toga II: named `ethereal`, installed as ethereal-chess.
     script = f'TOURNAMENTS={T}; . {T}/lib.sh; PATH=/nonexistent; find_debian() {{ echo "/found/$1"; }}; engine_spec ethereal'
