@@ -49,7 +49,7 @@ fi
     echo
     echo "| | |"
     echo "|---|---|"
-    echo "| engines | $(engine_label "$4" "$a") vs $(engine_label "$5" "$b") |"
+    echo "| engines | $(engine_label "$4" "$a")${OPTIONS_A:+ with \`$OPTIONS_A\`} vs $(engine_label "$5" "$b")${OPTIONS_B:+ with \`$OPTIONS_B\`} |"
     echo "| games | $(played "$pgn") |"
     echo "| result | $(grep '^Score of' "$log" | tail -1) |"
     echo "| Elo | $(grep '^Elo difference' "$log" | tail -1 || echo n/a) |"
