@@ -10,6 +10,7 @@ pub mod see;
 pub mod syzygy;
 pub mod time;
 pub mod tt;
+pub mod wdl;
 pub mod worker;
 
 use std::sync::Arc;
@@ -374,7 +375,7 @@ fn info_line(
         line.push_str(b);
     }
     if options.show_wdl {
-        let (win, draw, loss) = wdl(score);
+        let (win, draw, loss) = wdl::FITTED.per_mille(score, wdl::material(w.board.pos()));
         line.push_str(&format!(" wdl {win} {draw} {loss}"));
     }
     line.push_str(&format!(" nodes {nodes} nps {nps} hashfull {}", w.tt.hashfull()));

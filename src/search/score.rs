@@ -61,19 +61,6 @@ pub fn uci_score(score: i32) -> String {
     }
 }
 
-/// Win/draw/loss per mille for a score, from a logistic model of the side
-/// to move's expectation (used for UCI_ShowWDL).
-pub fn wdl(score: i32) -> (u32, u32, u32) {
-    if let Some(moves) = mate_in_moves(score) {
-        return if moves > 0 { (1000, 0, 0) } else { (0, 0, 1000) };
-    }
-    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
-    let s = score as f64;
-    let win = (1000.0 * logistic((s - 200.0) / 60.0)).round() as u32;
-    let loss = (1000.0 * logistic((-s - 200.0) / 60.0)).round() as u32;
-    (win, 1000 - win - loss, loss)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,8 +80,5 @@ mod tests {
         assert_eq!(uci_score(MATE - 3), "mate 2");
         assert_eq!(uci_score(-MATE + 2), "mate -1");
         assert_eq!(uci_score(35), "cp 35");
-        let (w, d, l) = wdl(0);
-        assert_eq!(w + d + l, 1000);
-        assert_eq!(w, l);
     }
 }

@@ -12,6 +12,7 @@ mod optim;
 mod plot;
 mod sources;
 mod train;
+mod wdl_fit;
 mod weights;
 
 use std::path::PathBuf;
@@ -178,6 +179,9 @@ pub enum Command {
     LossChart(charts::LossChartArgs),
     /// Elo with its error bar for several sets (PNG).
     EloChart(charts::EloChartArgs),
+    /// Fit the engine's win/draw/loss model (UCI_ShowWDL) to self-play
+    /// records scored by the engine's own search: parameters and a chart.
+    WdlFit(wdl_fit::WdlFitArgs),
 }
 
 fn main() -> ExitCode {
@@ -186,6 +190,7 @@ fn main() -> ExitCode {
         Some(Command::Weights(w)) => weights::run(w),
         Some(Command::LossChart(c)) => charts::loss_chart(c),
         Some(Command::EloChart(c)) => charts::elo_chart(c),
+        Some(Command::WdlFit(w)) => wdl_fit::run(w),
         None => train::run(&args),
     };
     match result {

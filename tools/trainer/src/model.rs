@@ -175,6 +175,8 @@ pub struct Scratch {
     dacc: Vec<f32>,
     /// Gradients of the dense parameters, one set per chunk of a sub-batch.
     partials: Vec<f32>,
+    /// The sub-batch's rows grouped by feature.
+    by_feature: ByFeature,
 }
 
 /// Chunks per sub-batch: the accumulator gradients of a sub-batch (2,016
@@ -285,14 +287,16 @@ pub fn loss_and_gradient_timed(
         let (ft_w, rest) = grad.split_at_mut(l.ft_b);
         let ft_b = &mut rest[..l.shape.ft];
         let n = l.shape.inputs;
-        let positions = from..to;
+        scratch.by_feature.sort(batch, from..to, n);
+        let by_feature = &scratch.by_feature;
+        let rows = 2 * (to - from);
         ft_w.par_chunks_mut(n * w).zip(ft_b.par_chunks_mut(w)).zip(scratch.dacc.par_chunks(block)).for_each(
             |((gw, gb), dacc)| {
                 if first == 0 {
                     gw.fill(0.0);
                     gb.fill(0.0);
                 }
-                scatter_slice(batch, dacc, positions.clone(), gw, gb)
+                scatter_slice(by_feature, &dacc[..rows * w], gw, gb)
             },
         );
         times.scatter += clock.elapsed().as_secs_f64();
@@ -300,52 +304,97 @@ pub fn loss_and_gradient_timed(
     loss
 }
 
+/// A sub-batch's (position, perspective) rows grouped by active feature
+/// (a counting sort), so that each feature's gradient is summed in
+/// registers and added to its weights once.
+#[derive(Default)]
+pub struct ByFeature {
+    /// `rows[starts[f]..starts[f + 1]]`: the rows (2 × position + perspective,
+    /// from the sub-batch's first position) where feature f is active, in order.
+    starts: Vec<u32>,
+    rows: Vec<u32>,
+}
+
+impl ByFeature {
+    fn sort(&mut self, batch: &Batch, positions: std::ops::Range<usize>, inputs: usize) {
+        self.starts.clear();
+        self.starts.resize(inputs + 2, 0);
+        let first = positions.start;
+        for pos in positions.clone() {
+            for k in 0..2 {
+                for &f in batch.features(pos, k) {
+                    self.starts[f as usize + 2] += 1;
+                }
+            }
+        }
+        for f in 2..self.starts.len() {
+            self.starts[f] += self.starts[f - 1];
+        }
+        self.rows.resize(self.starts[inputs + 1] as usize, 0);
+        for pos in positions {
+            for k in 0..2 {
+                let row = (2 * (pos - first) + k) as u32;
+                for &f in batch.features(pos, k) {
+                    let at = &mut self.starts[f as usize + 1];
+                    self.rows[*at as usize] = row;
+                    *at += 1;
+                }
+            }
+        }
+    }
+
+    fn feature(&self, f: usize) -> &[u32] {
+        &self.rows[self.starts[f] as usize..self.starts[f + 1] as usize]
+    }
+
+    fn inputs(&self) -> usize {
+        self.starts.len() - 2
+    }
+}
+
 /// Adds to one column slice of the feature transformer's gradient (`gw`
-/// its rows, `gb` its bias) the slice's accumulator gradients of
-/// `positions` (`dacc`: the slice's block, from the first position), each
-/// to the rows of its active features.
-fn scatter_slice(batch: &Batch, dacc: &[f32], positions: std::ops::Range<usize>, gw: &mut [f32], gb: &mut [f32]) {
+/// its rows, `gb` its bias) the slice's accumulator gradients (`dacc`, one
+/// row per position and perspective of the sub-batch), each to the rows of
+/// its active features.
+fn scatter_slice(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
-        return unsafe { scatter_slice_avx2(batch, dacc, positions, gw, gb) };
+        return unsafe { scatter_slice_avx2(by_feature, dacc, gw, gb) };
     }
-    scatter_slice_generic(batch, dacc, positions, gw, gb)
+    scatter_slice_generic(by_feature, dacc, gw, gb)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn scatter_slice_avx2(batch: &Batch, dacc: &[f32], positions: std::ops::Range<usize>, gw: &mut [f32], gb: &mut [f32]) {
-    scatter_slice_generic(batch, dacc, positions, gw, gb)
+fn scatter_slice_avx2(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
+    scatter_slice_generic(by_feature, dacc, gw, gb)
 }
 
 #[inline(always)]
-fn scatter_slice_generic(
-    batch: &Batch,
-    dacc: &[f32],
-    positions: std::ops::Range<usize>,
-    gw: &mut [f32],
-    gb: &mut [f32],
-) {
+fn scatter_slice_generic(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
     let w = gb.len();
-    let first = positions.start;
-    for pos in positions {
-        for k in 0..2 {
-            let d = &dacc[(2 * (pos - first) + k) * w..][..w];
-            add(gb, d);
-            if w == SLICE {
-                // The slice's gradient stays in registers across the rows.
-                let d: &[f32; SLICE] = d.try_into().expect("a full slice");
-                for &f in batch.features(pos, k) {
-                    let row: &mut [f32; SLICE] = (&mut gw[f as usize * SLICE..][..SLICE]).try_into().expect("a row");
-                    for t in 0..SLICE {
-                        row[t] += d[t];
-                    }
+    for d in dacc.chunks_exact(w) {
+        add(gb, d);
+    }
+    for f in 0..by_feature.inputs() {
+        let rows = by_feature.feature(f);
+        if rows.is_empty() {
+            continue;
+        }
+        if w == SLICE {
+            // The feature's sum stays in registers across its rows.
+            let mut sum = [0.0f32; SLICE];
+            for &r in rows {
+                let d: &[f32; SLICE] = dacc[r as usize * SLICE..][..SLICE].try_into().expect("a row");
+                for t in 0..SLICE {
+                    sum[t] += d[t];
                 }
-            } else {
-                for &f in batch.features(pos, k) {
-                    add(&mut gw[f as usize * w..][..w], d);
-                }
+            }
+            add(&mut gw[f * SLICE..][..SLICE], &sum);
+        } else {
+            for &r in rows {
+                add(&mut gw[f * w..][..w], &dacc[r as usize * w..][..w]);
             }
         }
     }
