@@ -2,6 +2,7 @@
 //! integer kernels (scalar and AVX2).
 
 pub mod accumulator;
+pub mod compiled;
 pub mod embedded;
 pub mod format;
 pub mod layers;

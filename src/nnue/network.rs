@@ -277,7 +277,7 @@ impl Network {
     /// takes the path compiled for those sizes (stack buffers, fixed loop
     /// counts).
     pub fn evaluate(&self, ours: &[i16], theirs: &[i16], bucket: usize) -> i32 {
-        use super::embedded::{FT, HIDDEN, HIDDEN2, TWO_FT};
+        use super::compiled::{FT, HIDDEN, HIDDEN2, TWO_FT};
         let s = self.shape;
         let bucket = bucket.min(s.buckets - 1);
         if FT > 0 && (s.ft, s.hidden, s.hidden2) == (FT, HIDDEN, HIDDEN2) {

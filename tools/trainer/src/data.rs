@@ -287,8 +287,13 @@ fn split_results<T>(parsed: Vec<Result<T, String>>) -> (Vec<T>, Vec<(usize, Stri
 /// positions always land on the same side.
 pub fn split_validation(samples: &Samples, permille: u32) -> (Samples, Samples) {
     let is_validation: Vec<bool> =
-        (0..samples.len()).map(|i| crate::sources::key(samples.key_position(i)) % 1000 < permille as u64).collect();
+        (0..samples.len()).map(|i| key(samples.key_position(i)) % 1000 < permille as u64).collect();
     (samples.select(&is_validation, false), samples.select(&is_validation, true))
+}
+
+/// The position key used for deduplication and hold-out.
+pub fn key(pos: &shakmaty::Chess) -> u64 {
+    pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal).0
 }
 
 fn sigmoid(x: f64) -> f64 {

@@ -19,12 +19,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use shakmaty::EnPassantMode;
-use shakmaty::Position as _;
-use shakmaty::zobrist::Zobrist64;
 use tessera_datagen::filter::{Filter, FilterCounts};
 
-use crate::data::{self, DataError, Method, Samples};
+use crate::data::{self, DataError, Method, Samples, key};
 
 /// How much of each file a source keeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,11 +94,6 @@ impl SourceSpec {
         }
         Ok(files)
     }
-}
-
-/// The position key used for deduplication and hold-out.
-pub fn key(pos: &shakmaty::Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
 /// A per-sample pseudo-random rank from its key and the seed: which samples a
