@@ -23,7 +23,8 @@ pub struct WdlModel {
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
 /// Tessera's self-play (research/wdl-model.md has the data and the command).
-pub const FITTED: WdlModel = WdlModel { a: [200.0, 0.0, 0.0, 0.0], b: [60.0, 0.0, 0.0, 0.0] };
+pub const FITTED: WdlModel =
+    WdlModel { a: [399.573, -427.412, -24.510, 123.580], b: [145.685, -63.734, -24.154, 44.452] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
@@ -87,6 +88,21 @@ mod tests {
         }
         assert_eq!(FITTED.per_mille(MATE - 3, 40), (1000, 0, 0));
         assert_eq!(FITTED.per_mille(-MATE + 4, 40), (0, 0, 1000));
+    }
+
+    /// What the fit found in Tessera's games: an even score is mostly a
+    /// draw in an ending and much less so with most pieces on, and +100 cp
+    /// wins more often in the middlegame than in a pawn ending.
+    #[test]
+    fn the_fitted_model_depends_on_the_material() {
+        let (_, draw_ending, _) = FITTED.chances(0.0, 15);
+        let (_, draw_middlegame, _) = FITTED.chances(0.0, 60);
+        assert!(draw_ending > 0.7 && draw_middlegame < 0.4, "{draw_ending} {draw_middlegame}");
+        let (win_ending, ..) = FITTED.chances(100.0, 15);
+        let (win_middlegame, ..) = FITTED.chances(100.0, 60);
+        assert!(win_middlegame > 2.0 * win_ending, "{win_ending} {win_middlegame}");
+        // Far ahead is a win whatever the material.
+        assert!(FITTED.per_mille(800, 15).0 > 900 && FITTED.per_mille(800, 78).0 > 900);
     }
 
     #[test]
