@@ -30,8 +30,10 @@ cutechess=$(find_cutechess)
 book=$(find_book)
 a=$(resolve_engine "$4")
 b=$(resolve_engine "$5")
-spec_a="$(engine_spec "$a")$(option_args "${OPTIONS_A:-}")"
-spec_b="$(engine_spec "$b")$(option_args "${OPTIONS_B:-}")"
+spec_a=$(engine_spec "$a")
+spec_b=$(engine_spec "$b")
+spec_a+=$(option_args "${OPTIONS_A:-}")
+spec_b+=$(option_args "${OPTIONS_B:-}")
 
 mkdir -p "$WORK" "$RESULTS"
 pgn=$WORK/$name.pgn
