@@ -10,6 +10,7 @@ use shakmaty::{Chess, Move, Position};
 use shakmaty_syzygy::{Tablebase, Wdl};
 
 use super::score::{DRAW, MAX_PLY, TB_WIN};
+use super::tt::Bound;
 
 /// The folder separator of `SyzygyPath`, as Stockfish uses it.
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
@@ -23,13 +24,11 @@ pub struct Tablebases {
     tables: Tablebase<Chess>,
     pub wdl_files: usize,
     pub dtz_files: usize,
-    /// Pieces of the largest table (0: none).
-    pub max_pieces: usize,
 }
 
 impl std::fmt::Debug for Tablebases {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Tablebases({} WDL, {} DTZ, up to {} pieces)", self.wdl_files, self.dtz_files, self.max_pieces)
+        write!(f, "Tablebases({} WDL, {} DTZ, up to {} pieces)", self.wdl_files, self.dtz_files, self.max_pieces())
     }
 }
 
@@ -54,7 +53,7 @@ impl Tablebases {
     /// [`PATH_SEPARATOR`]); the notes say what was found and what was
     /// skipped (a missing folder, a damaged file, tables of a variant).
     pub fn load(paths: &str) -> (Tablebases, Vec<String>) {
-        let mut tb = Tablebases { tables: Tablebase::new(), wdl_files: 0, dtz_files: 0, max_pieces: 0 };
+        let mut tb = Tablebases { tables: Tablebase::new(), wdl_files: 0, dtz_files: 0 };
         let mut notes = Vec::new();
         for dir in paths.split(PATH_SEPARATOR).map(str::trim).filter(|d| !d.is_empty()) {
             let entries = match std::fs::read_dir(dir) {
@@ -68,9 +67,7 @@ impl Tablebases {
             names.sort();
             let mut variant = 0;
             for path in names {
-                let (Some(stem), Some(ext)) = (path.file_stem().and_then(|s| s.to_str()), path.extension()) else {
-                    continue;
-                };
+                let Some(ext) = path.extension() else { continue };
                 let ext = ext.to_string_lossy().to_ascii_lowercase();
                 let wdl = match ext.as_str() {
                     "rtbw" => true,
@@ -94,7 +91,6 @@ impl Tablebases {
                 } else {
                     tb.dtz_files += 1;
                 }
-                tb.max_pieces = tb.max_pieces.max(stem.chars().filter(|c| *c != 'v').count());
             }
             if variant > 0 {
                 notes.push(format!(
@@ -104,9 +100,16 @@ impl Tablebases {
         }
         notes.push(format!(
             "syzygy: {} WDL and {} DTZ tables, up to {} pieces",
-            tb.wdl_files, tb.dtz_files, tb.max_pieces
+            tb.wdl_files,
+            tb.dtz_files,
+            tb.max_pieces()
         ));
         (tb, notes)
+    }
+
+    /// Pieces of the largest table (0: none).
+    pub fn max_pieces(&self) -> usize {
+        self.tables.max_pieces()
     }
 }
 
@@ -131,7 +134,7 @@ const WIN_RANK: i32 = 1000;
 impl Syzygy {
     /// Pieces a position may have to be probed.
     pub fn cardinality(&self) -> usize {
-        self.probe_limit.min(self.tables.max_pieces)
+        self.probe_limit.min(self.tables.max_pieces())
     }
 
     fn probeable(&self, pos: &Chess) -> bool {
@@ -139,24 +142,26 @@ impl Syzygy {
     }
 
     /// The score of a position reached by a capture or a pawn move (side to
-    /// move's view), if the tables have it: wins and losses rank below mates
-    /// and shrink with the distance from the root.
-    pub fn probe_score(&self, pos: &Chess, ply: usize) -> Option<i32> {
+    /// move's view), if the tables have it, and what it bounds: a win is at
+    /// least that (the search may find a mate), a loss at most, a draw
+    /// exactly. Wins and losses rank below mates and shrink with the
+    /// distance from the root.
+    pub fn probe_score(&self, pos: &Chess, ply: usize) -> Option<(i32, Bound)> {
         if !self.probeable(pos) {
             return None;
         }
         let wdl = self.tables.tables.probe_wdl_after_zeroing(pos).ok()?;
         let ply = ply.min(MAX_PLY) as i32;
         Some(match wdl {
-            Wdl::Win => TB_WIN - ply,
-            Wdl::Loss => -TB_WIN + ply,
-            Wdl::CursedWin if !self.rule50 => TB_WIN - ply,
-            Wdl::BlessedLoss if !self.rule50 => -TB_WIN + ply,
+            Wdl::Win => (TB_WIN - ply, Bound::Lower),
+            Wdl::Loss => (-TB_WIN + ply, Bound::Upper),
+            Wdl::CursedWin if !self.rule50 => (TB_WIN - ply, Bound::Lower),
+            Wdl::BlessedLoss if !self.rule50 => (-TB_WIN + ply, Bound::Upper),
             // A win or loss the 50-move rule turns into a draw: a draw,
             // a little better than a dead one for the side that was winning.
-            Wdl::CursedWin => DRAW + 2,
-            Wdl::BlessedLoss => DRAW - 2,
-            Wdl::Draw => DRAW,
+            Wdl::CursedWin => (DRAW + 2, Bound::Exact),
+            Wdl::BlessedLoss => (DRAW - 2, Bound::Exact),
+            Wdl::Draw => (DRAW, Bound::Exact),
         })
     }
 
@@ -232,17 +237,17 @@ mod tests {
     fn the_shared_tables_load_and_probe_known_results() {
         let Some(dir) = shared_tables() else { return };
         let (tables, notes) = Tablebases::load(&dir);
-        assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces), (37, 37, 5), "{notes:?}");
+        assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces()), (37, 37, 5), "{notes:?}");
         assert_eq!(notes, ["syzygy: 37 WDL and 37 DTZ tables, up to 5 pieces"]);
         let tb = syzygy(&dir);
         // KRvK: a win for the side with the rook, a loss for the other.
-        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"), 3), Some(TB_WIN - 3));
-        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 b - - 0 1"), 3), Some(-TB_WIN + 3));
+        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"), 3), Some((TB_WIN - 3, Bound::Lower)));
+        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 b - - 0 1"), 3), Some((-TB_WIN + 3, Bound::Upper)));
         // KNvK, and a rook pawn with the defending king in its corner: draws.
-        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/N3K3 w - - 0 1"), 1), Some(DRAW));
-        assert_eq!(tb.probe_score(&pos("k7/8/8/8/8/8/P7/K7 w - - 0 1"), 1), Some(DRAW));
+        assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/N3K3 w - - 0 1"), 1), Some((DRAW, Bound::Exact)));
+        assert_eq!(tb.probe_score(&pos("k7/8/8/8/8/8/P7/K7 w - - 0 1"), 1), Some((DRAW, Bound::Exact)));
         // KPvK with the pawn's king in front on the third rank: a win.
-        assert_eq!(tb.probe_score(&pos("8/8/8/3k4/8/3K4/3P4/8 b - - 0 1"), 2), Some(-TB_WIN + 2));
+        assert_eq!(tb.probe_score(&pos("8/8/8/3k4/8/3K4/3P4/8 b - - 0 1"), 2), Some((-TB_WIN + 2, Bound::Upper)));
         // Too many pieces, or castling rights: no probe.
         assert_eq!(tb.probe_score(&Chess::default(), 0), None);
         assert_eq!(tb.probe_score(&pos("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), 0), None);
@@ -285,7 +290,7 @@ mod tests {
         std::fs::write(dir.join("README.txt"), "x").unwrap();
         let paths = format!("{}{PATH_SEPARATOR}/no/such/folder", dir.display());
         let (tables, notes) = Tablebases::load(&paths);
-        assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces), (0, 0, 0));
+        assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces()), (0, 0, 0));
         let text = notes.join("\n");
         assert!(text.contains("KRvK.rtbw: 7 bytes: truncated"), "{text}");
         assert!(text.contains("KQvK.rtbz: wrong magic"), "{text}");

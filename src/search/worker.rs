@@ -179,16 +179,9 @@ impl<'a> Worker<'a> {
         {
             let pieces = self.board.pos().board().occupied().count();
             if (pieces < tb.cardinality() || (pieces == tb.cardinality() && depth >= tb.probe_depth))
-                && let Some(score) = tb.probe_score(self.board.pos(), ply)
+                && let Some((score, bound)) = tb.probe_score(self.board.pos(), ply)
             {
                 self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
-                let bound = if score > DRAW + 2 {
-                    Bound::Lower
-                } else if score < DRAW - 2 {
-                    Bound::Upper
-                } else {
-                    Bound::Exact
-                };
                 if bound == Bound::Exact
                     || (bound == Bound::Lower && score >= beta)
                     || (bound == Bound::Upper && score <= alpha)

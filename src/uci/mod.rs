@@ -208,7 +208,8 @@ impl Engine {
                     for note in notes {
                         send(&format!("info string {note}"));
                     }
-                    self.tablebases = (tables.max_pieces > 0).then(|| Arc::new(tables));
+                    // `SharedState::with_syzygy` leaves out tables with nothing to probe.
+                    self.tablebases = Some(Arc::new(tables));
                 }
             }
             Setting::SyzygyProbeDepth(d) => options.syzygy_probe_depth = d,
