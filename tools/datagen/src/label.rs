@@ -23,6 +23,21 @@ pub enum Budget {
     Nodes(u64),
 }
 
+impl Budget {
+    /// The budget a `--depth`/`--nodes` pair of flags (named `flags` in the
+    /// errors) asks for, `None` when neither is given; depths 1..=64 and
+    /// positive node counts only.
+    pub fn from_flags(depth: Option<i32>, nodes: Option<u64>, flags: [&str; 2]) -> Result<Option<Budget>, String> {
+        match (depth, nodes) {
+            (Some(d), _) if !(1..=64).contains(&d) => Err(format!("{} must be 1..=64", flags[0])),
+            (_, Some(0)) => Err(format!("{} must be positive", flags[1])),
+            (Some(d), _) => Ok(Some(Budget::Depth(d))),
+            (None, Some(n)) => Ok(Some(Budget::Nodes(n))),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
 /// A label: `None` score for a mate (mates are not training targets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Label {

@@ -245,13 +245,8 @@ impl PlayArgs {
 
     /// The labeller's budget, if positions are to be re-scored.
     fn label_budget(&self) -> Result<Option<Budget>, String> {
-        match (self.label_depth, self.label_nodes) {
-            (Some(d), _) if !(1..=64).contains(&d) => Err("--label-depth must be 1..=64".into()),
-            (_, Some(0)) => Err("--label-nodes must be positive".into()),
-            (Some(d), _) => Ok(Some(Budget::Depth(d))),
-            (None, Some(n)) => Ok(Some(Budget::Nodes(n))),
-            (None, None) => Ok(self.label_engine.is_some().then_some(Budget::Nodes(5000))),
-        }
+        let given = Budget::from_flags(self.label_depth, self.label_nodes, ["--label-depth", "--label-nodes"])?;
+        Ok(given.or(self.label_engine.is_some().then_some(Budget::Nodes(5000))))
     }
 
     fn worker(&self) -> Result<Worker, String> {
@@ -344,12 +339,7 @@ struct LabelArgs {
 /// Labels `positions` into `output` as `args` say; returns whether the run
 /// was interrupted.
 fn label(positions: &[Listed], output: &Path, args: &LabelArgs) -> Result<Outcome, String> {
-    let budget = match (args.depth, args.nodes) {
-        (_, Some(n)) if n > 0 => Budget::Nodes(n),
-        (Some(d), None) if (1..=64).contains(&d) => Budget::Depth(d),
-        (None, None) => Budget::Depth(9),
-        _ => return Err("--depth must be 1..=64 and --nodes positive".into()),
-    };
+    let budget = Budget::from_flags(args.depth, args.nodes, ["--depth", "--nodes"])?.unwrap_or(Budget::Depth(9));
     if args.jobs == 0 {
         return Err("--jobs must be positive".into());
     }
