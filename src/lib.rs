@@ -7,6 +7,7 @@ pub mod board;
 pub mod evaluate;
 pub mod features;
 pub mod nnue;
+pub mod rng;
 pub mod search;
 pub mod uci;
 

@@ -97,6 +97,7 @@ find_debian() { # name -> path, or stop with an install hint
 
 # Engine argument -> cutechess -engine options. Forms:
 #   label=/path/to/uci-binary     any UCI engine (tessera builds included)
+#   label=/path/to/uci-binary@ELO the same with UCI_LimitStrength=true and UCI_Elo=ELO
 #   stockfish@ELO                 Debian stockfish limited with UCI_LimitStrength/UCI_Elo
 #   fairymax sjeng gnuchess phalanx toga2 ethereal stockfish   Debian engines at full strength
 #                                 (ethereal: Ethereal 12, Debian package ethereal-chess)
@@ -111,6 +112,11 @@ engine_spec() {
             [[ $elo =~ ^[0-9]+$ ]] && [ "$elo" -ge 1350 ] && [ "$elo" -le 2850 ] ||
                 die "stockfish@ELO needs an Elo between 1350 and 2850, not '$elo'"
             echo "name=sf$elo cmd=$(find_debian stockfish) proto=uci option.UCI_LimitStrength=true option.UCI_Elo=$elo" ;;
+        *=*@*)
+            # a UCI engine limited with UCI_LimitStrength/UCI_Elo (tessera, for one)
+            local elo=${1##*@}
+            [[ $elo =~ ^[0-9]+$ ]] || die "engine '$1': the Elo after @ must be a number, not '$elo'"
+            echo "$(engine_spec "${1%@*}" | sed "s/^name=\([^ ]*\)/name=\1@$elo/") option.UCI_LimitStrength=true option.UCI_Elo=$elo" ;;
         *=*)
             local label=${1%%=*} path=${1#*=}
             [ -n "$label" ] || die "engine '$1' has an empty label"

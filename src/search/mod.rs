@@ -7,6 +7,7 @@ pub mod limits;
 pub mod picker;
 pub mod score;
 pub mod see;
+pub mod strength;
 pub mod syzygy;
 pub mod time;
 pub mod tt;
@@ -104,6 +105,9 @@ pub struct SearchResult {
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
+    /// The last completed iteration's lines (score, PV), best first: one
+    /// per MultiPV line.
+    pub lines: Vec<(i32, Line)>,
 }
 
 /// State that outlives one `go`: the table, each thread's histories, and
@@ -310,6 +314,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         result.ponder = lines[0].1.get(1).copied();
         result.score = lines[0].0;
         result.depth = depth;
+        result.lines.clone_from(&lines);
         if main {
             for (i, (score, pv)) in lines.iter().enumerate() {
                 report(&info_line(w, depth, i + 1, *score, None, pv, options));
@@ -337,6 +342,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         result.score = score;
         let pv: Line = [best].into_iter().collect();
         report(&info_line(w, 1, 1, score, None, &pv, options));
+        result.lines = vec![(score, pv)];
     }
     if result.ponder.is_none() {
         result.ponder = result.best.and_then(|m| ponder_from_table(w, m));

@@ -20,6 +20,11 @@ pub fn is_mate(score: i32) -> bool {
     score.abs() >= MATE_BOUND
 }
 
+/// A mate or a tablebase win or loss.
+pub fn is_decisive(score: i32) -> bool {
+    score.abs() >= DECISIVE
+}
+
 /// Mate and tablebase scores are stored relative to the node, not the root, so a table
 /// entry stays right when reached at another ply.
 pub fn to_tt(score: i32, ply: usize) -> i32 {

@@ -18,7 +18,9 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::board::Board;
 use crate::nnue::network::Network;
+use crate::rng::Rng;
 use crate::search::limits::Limits;
+use crate::search::strength::Handicap;
 use crate::search::syzygy::{Syzygy, Tablebases};
 use crate::search::time::TimeManager;
 use crate::search::{Search, SearchOptions, SharedState};
@@ -56,6 +58,9 @@ pub struct Engine {
     running: Option<Running>,
     /// The tables of `SyzygyPath`, if it found any.
     tablebases: Option<Arc<Tablebases>>,
+    /// Seeds the deliberate mistakes of `UCI_LimitStrength`: a new stream per
+    /// `go`, different in every session.
+    seeds: Rng,
 }
 
 impl Default for Engine {
@@ -67,6 +72,7 @@ impl Default for Engine {
             options,
             running: None,
             tablebases: None,
+            seeds: Rng::new(session_seed()),
         }
     }
 }
@@ -192,6 +198,8 @@ impl Engine {
             Setting::ClearHash => search.clear(),
             Setting::Chess960(on) => options.chess960 = on,
             Setting::ShowWdl(on) => options.show_wdl = on,
+            Setting::LimitStrength(on) => options.limit_strength = on,
+            Setting::Elo(elo) => options.elo = elo,
             Setting::EvalFile(path) => match load_network(&path) {
                 Ok(net) => {
                     send(&format!("info string evaluation: {}", net.summary()));
@@ -263,7 +271,7 @@ impl Engine {
                 Err(e) => return error(&format!("go searchmoves: {e}")),
             }
         }
-        let limits = Limits {
+        let mut limits = Limits {
             depth: params.depth,
             nodes: params.nodes,
             mate: params.mate,
@@ -277,6 +285,13 @@ impl Engine {
             ponder: params.ponder,
             searchmoves,
         };
+        // Limited strength: a node budget whatever the clock, several lines,
+        // and one of them drawn after the search.
+        let handicap = self.options.limit_strength.then(|| Handicap::for_elo(self.options.elo));
+        if let Some(h) = handicap {
+            limits.nodes = Some(limits.nodes.map_or(h.nodes, |n| n.min(h.nodes)));
+        }
+        let mut rng = Rng::new(self.seeds.next_u64());
         let time = TimeManager::new(start, &limits, self.board.turn(), self.options.move_overhead_ms);
         let syzygy = self.tablebases.as_ref().map(|tables| Syzygy {
             tables: Arc::clone(tables),
@@ -285,11 +300,14 @@ impl Engine {
             probe_limit: self.options.syzygy_probe_limit,
         });
         let shared = Arc::new(SharedState::new(self.options.threads, &limits, time).with_syzygy(syzygy));
-        let search_options = SearchOptions {
+        let mut search_options = SearchOptions {
             threads: self.options.threads,
             multipv: self.options.multipv,
             show_wdl: self.options.show_wdl,
         };
+        if let Some(h) = handicap {
+            search_options.multipv = search_options.multipv.max(h.candidates);
+        }
         let mut search = self.search.take().expect("idle engine owns its search");
         let board = self.board.clone();
         let thread_shared = Arc::clone(&shared);
@@ -305,7 +323,13 @@ impl Engine {
                     search.run(&board, &limits, search_options, &thread_shared, &|line: &str| send(line))
                 }));
                 let (lines, search) = match run {
-                    Ok(result) => (vec![bestmove_line(&board, result.best, result.ponder)], search),
+                    Ok(result) => {
+                        let (best, ponder) = match handicap.and_then(|h| h.pick(&result.lines, &mut rng)) {
+                            Some((best, ponder)) => (Some(best), ponder),
+                            None => (result.best, result.ponder),
+                        };
+                        (vec![bestmove_line(&board, best, ponder)], search)
+                    }
                     Err(payload) => {
                         thread_shared.wait_for_release(&limits);
                         let mut fresh = Search::new(hash_mb);
@@ -321,6 +345,13 @@ impl Engine {
             .expect("spawn search thread");
         self.running = Some(Running { handle, shared });
     }
+}
+
+/// A seed that differs from session to session (a limited engine should not
+/// repeat its mistakes game after game).
+fn session_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 32)
 }
 
 fn bestmove_line(board: &Board, best: Option<Move>, ponder: Option<Move>) -> String {

@@ -1,5 +1,7 @@
 //! The UCI option table: declaration, validation and current values.
 
+use crate::search::strength;
+
 /// How an option is declared and what values it takes.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
@@ -23,6 +25,8 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "Clear Hash", kind: Kind::Button },
     Spec { name: "UCI_Chess960", kind: Kind::Check { default: false } },
     Spec { name: "UCI_ShowWDL", kind: Kind::Check { default: false } },
+    Spec { name: "UCI_LimitStrength", kind: Kind::Check { default: false } },
+    Spec { name: "UCI_Elo", kind: Kind::Spin { default: strength::MIN_ELO, min: strength::MIN_ELO, max: strength::MAX_ELO } },
     Spec { name: "EvalFile", kind: Kind::Text { default: EMBEDDED_NET } },
     Spec { name: "SyzygyPath", kind: Kind::Text { default: NO_PATH } },
     Spec { name: "SyzygyProbeDepth", kind: Kind::Spin { default: 1, min: 1, max: 100 } },
@@ -47,6 +51,8 @@ pub enum Setting {
     ClearHash,
     Chess960(bool),
     ShowWdl(bool),
+    LimitStrength(bool),
+    Elo(i64),
     EvalFile(String),
     SyzygyPath(String),
     SyzygyProbeDepth(i32),
@@ -114,6 +120,8 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         ("Clear Hash", Value::None) => Setting::ClearHash,
         ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
         ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
+        ("UCI_LimitStrength", Value::Bool(b)) => Setting::LimitStrength(b),
+        ("UCI_Elo", Value::Int(v)) => Setting::Elo(v),
         ("EvalFile", Value::Text(path)) => Setting::EvalFile(path),
         ("SyzygyPath", Value::Text(path)) => Setting::SyzygyPath(path),
         ("SyzygyProbeDepth", Value::Int(v)) => Setting::SyzygyProbeDepth(v as i32),
@@ -140,6 +148,9 @@ pub struct Options {
     pub ponder: bool,
     pub chess960: bool,
     pub show_wdl: bool,
+    /// `UCI_LimitStrength` and `UCI_Elo`.
+    pub limit_strength: bool,
+    pub elo: i64,
     pub syzygy_probe_depth: i32,
     pub syzygy_rule50: bool,
     pub syzygy_probe_limit: usize,
@@ -155,6 +166,8 @@ impl Default for Options {
             ponder: false,
             chess960: false,
             show_wdl: false,
+            limit_strength: false,
+            elo: spin_default("UCI_Elo"),
             syzygy_probe_depth: spin_default("SyzygyProbeDepth") as i32,
             syzygy_rule50: true,
             syzygy_probe_limit: spin_default("SyzygyProbeLimit") as usize,
@@ -181,5 +194,8 @@ mod tests {
         assert_eq!(parse_setting("SyzygyPath", Some("/a:/b")), Ok(Setting::SyzygyPath("/a:/b".into())));
         assert!(parse_setting("SyzygyProbeLimit", Some("8")).unwrap_err().contains("outside"));
         assert_eq!(parse_setting("syzygy50moverule", Some("false")), Ok(Setting::Syzygy50MoveRule(false)));
+        assert_eq!(parse_setting("uci_limitstrength", Some("true")), Ok(Setting::LimitStrength(true)));
+        assert_eq!(parse_setting("UCI_Elo", Some("1800")), Ok(Setting::Elo(1800)));
+        assert!(parse_setting("UCI_Elo", Some("100")).unwrap_err().contains("outside"));
     }
 }

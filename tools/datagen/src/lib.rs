@@ -10,7 +10,6 @@ pub mod pgn;
 pub mod pipeline;
 pub mod player;
 pub mod record;
-pub mod rng;
 pub mod selfplay;
 pub mod stats;
 pub mod store;

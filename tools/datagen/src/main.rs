@@ -481,7 +481,7 @@ fn run(args: Args) -> Result<Outcome, String> {
             let mut lines = String::new();
             let mut index = 0u64;
             while seen.len() < count {
-                let mut rng = tessera_datagen::rng::Rng::for_item(seed, index);
+                let mut rng = tessera::rng::Rng::for_item(seed, index);
                 index += 1;
                 if index > 100 * count as u64 + 1000 {
                     return Err(format!("only {} distinct openings found; loosen --max-eval or --plies", seen.len()));
@@ -508,7 +508,7 @@ fn run(args: Args) -> Result<Outcome, String> {
             for input in &inputs {
                 report(&read_records(input, |r| records.push(r))?);
             }
-            tessera_datagen::rng::Rng::for_item(seed, 0).shuffle(&mut records);
+            tessera::rng::Rng::for_item(seed, 0).shuffle(&mut records);
             let mut writer = RecordWriter::append(&output)?;
             for r in &records {
                 writer.write(r)?;

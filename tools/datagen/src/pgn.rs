@@ -90,7 +90,7 @@ impl Visitor for Sampler<'_> {
         }
         // A position with a move played from it: plies MIN_PLY..len.
         let choices = game.moves.len() - MIN_PLY;
-        let ply = MIN_PLY + crate::rng::Rng::for_item(self.seed, index).below(choices);
+        let ply = MIN_PLY + tessera::rng::Rng::for_item(self.seed, index).below(choices);
         let mut pos = Chess::default();
         for &m in &game.moves[..ply] {
             pos.play_unchecked(m);
@@ -106,7 +106,7 @@ pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
     if others.is_empty() {
         return None;
     }
-    let other = others[crate::rng::Rng::for_item(seed ^ 0x5051_5200, s.game).below(others.len())];
+    let other = others[tessera::rng::Rng::for_item(seed ^ 0x5051_5200, s.game).below(others.len())];
     let uci = |m: Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
     let fen = shakmaty::fen::Fen::from_position(&s.pos, shakmaty::EnPassantMode::Legal);
     Some(format!("{fen} | {} | {}", uci(s.played), uci(other)))

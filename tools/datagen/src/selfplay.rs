@@ -31,7 +31,7 @@ use tessera::search::Search;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
-use crate::rng::Rng;
+use tessera::rng::Rng;
 use crate::uci::{Report, Score};
 
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, sync_channel};
 
 use shakmaty::{Chess, Position};
 use tessera::features::{FeatureSet, Perspective};
-use tessera_datagen::rng::Rng;
+use tessera::rng::Rng;
 
 use crate::data::Samples;
 

@@ -330,7 +330,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera_datagen::rng::Rng;
+    use tessera::rng::Rng;
 
     fn random(n: usize, rng: &mut Rng, low: f32, high: f32) -> Vec<f32> {
         (0..n).map(|_| low + (high - low) * (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32).collect()

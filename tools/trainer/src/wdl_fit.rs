@@ -236,7 +236,7 @@ fn draw(points: &[Point], m: &WdlModel, path: &std::path::Path) -> Result<(), Er
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera_datagen::rng::Rng;
+    use tessera::rng::Rng;
 
     /// Outcomes drawn from a known model are fitted back to it.
     #[test]

@@ -1,6 +1,8 @@
-//! A small seeded generator (SplitMix64), the same on every platform: each
-//! game or item of a run gets its own stream from (seed, index), so work can
-//! be split and resumed freely; the trainer's shuffles use it too.
+//! A small seeded generator (SplitMix64), the same on every platform. The
+//! tools give each game or item of a run its own stream from (seed, index), so
+//! work can be split and resumed freely (datagen's games, the trainer's
+//! shuffles); the engine draws its deliberate mistakes from it when playing
+//! with limited strength.
 
 pub struct Rng(u64);
 
@@ -26,6 +28,11 @@ impl Rng {
     /// Uniform in [0, n).
     pub fn below(&mut self, n: usize) -> usize {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Fisher–Yates.

@@ -1,0 +1,175 @@
+//! Playing weaker on purpose: `UCI_LimitStrength` and `UCI_Elo`.
+//!
+//! A limited engine is the same engine with less to think with and a human
+//! kind of imprecision, not one that blunders at random:
+//! - it searches a small node budget (512 nodes at the bottom of the range,
+//!   65,536 at the top), so it misses what lies deeper than that budget sees,
+//!   as a weaker player misses longer combinations (below about 500 nodes
+//!   four lines do not get past depth 1, and the choice would be among
+//!   unsearched moves);
+//! - it searches four MultiPV lines and plays one of them drawn by a softmax of
+//!   their scores, so a move a few centipawns worse is often chosen and one a
+//!   piece worse almost never; moves more than `max_loss` below the best are
+//!   never played; a mate or tablebase win found is always played, and a
+//!   line into a mate or a tablebase loss never is (unless all are).
+//!
+//! Both knobs move together with one level λ in [0, 1]. UCI_Elo is turned into
+//! λ by the calibration table below, measured with gauntlets against Stockfish
+//! limited to known Elo levels (tournaments/results/strength-calibration.md),
+//! so the number a user sets is the rating the engine played at. The node
+//! budget also makes a limited engine's strength nearly independent of the
+//! time control and of the machine, which a time-based handicap is not.
+
+use shakmaty::Move;
+
+use super::score::is_decisive;
+use super::worker::Line;
+use crate::rng::Rng;
+
+/// The `UCI_Elo` range backed by the calibration's measurements.
+pub const MIN_ELO: i64 = 1350;
+pub const MAX_ELO: i64 = 2150;
+
+/// (UCI_Elo, λ): the level that measured that Elo, in rising order. Between
+/// rows λ is interpolated linearly.
+const CALIBRATION: &[(f64, f64)] = &[(1350.0, 0.0), (2150.0, 1.0)];
+
+/// How a limited engine searches and chooses its move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handicap {
+    /// Nodes a move, whatever the clock allows.
+    pub nodes: u64,
+    /// MultiPV lines to choose among.
+    pub candidates: usize,
+    /// Softmax temperature of the choice in centipawns (0: always the best line).
+    pub temperature: f64,
+    /// Lines scored more than this below the best are never chosen.
+    pub max_loss: i32,
+}
+
+impl Handicap {
+    /// The handicap of level `level` (clamped to [0, 1]).
+    pub fn at_level(level: f64) -> Handicap {
+        let level = level.clamp(0.0, 1.0);
+        let weakness = 1.0 - level;
+        Handicap {
+            nodes: 2f64.powf(9.0 + 7.0 * level).round() as u64,
+            candidates: 4,
+            temperature: 150.0 * weakness * weakness,
+            max_loss: (50.0 + 250.0 * weakness).round() as i32,
+        }
+    }
+
+    /// The handicap that plays at `elo` (clamped to the calibrated range).
+    pub fn for_elo(elo: i64) -> Handicap {
+        Handicap::at_level(level_for_elo(elo))
+    }
+
+    /// Chooses among `lines` (score, principal variation; best first, as the
+    /// search reports them): the index of the line to play.
+    pub fn choose(&self, lines: &[(i32, Line)], rng: &mut Rng) -> usize {
+        let Some(&(best, _)) = lines.first() else { return 0 };
+        if self.temperature <= 0.0 || is_decisive(best) {
+            return 0;
+        }
+        let weights: Vec<f64> = lines
+            .iter()
+            .map(|&(score, _)| {
+                let loss = best - score;
+                if loss > self.max_loss || is_decisive(score) {
+                    0.0
+                } else {
+                    (-(loss as f64) / self.temperature).exp()
+                }
+            })
+            .collect();
+        let mut draw = rng.unit() * weights.iter().sum::<f64>();
+        for (i, w) in weights.iter().enumerate() {
+            if draw < *w {
+                return i;
+            }
+            draw -= w;
+        }
+        0
+    }
+
+    /// The move to play and the reply to ponder on, chosen from `lines`.
+    pub fn pick(&self, lines: &[(i32, Line)], rng: &mut Rng) -> Option<(Move, Option<Move>)> {
+        let line = &lines.get(self.choose(lines, rng))?.1;
+        Some((*line.first()?, line.get(1).copied()))
+    }
+}
+
+/// λ for `elo`, by the calibration table.
+pub fn level_for_elo(elo: i64) -> f64 {
+    let elo = elo.clamp(MIN_ELO, MAX_ELO) as f64;
+    let upper = CALIBRATION.iter().position(|&(e, _)| e >= elo).unwrap_or(CALIBRATION.len() - 1).max(1);
+    let (e0, l0) = CALIBRATION[upper - 1];
+    let (e1, l1) = CALIBRATION[upper];
+    l0 + (l1 - l0) * (elo - e0) / (e1 - e0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::search::score::mated_in;
+    use shakmaty::Position;
+
+    fn lines(scores: &[i32]) -> Vec<(i32, Line)> {
+        let board = Board::default();
+        let moves = board.pos().legal_moves();
+        scores.iter().zip(moves.iter()).map(|(&s, &m)| (s, [m].into_iter().collect())).collect()
+    }
+
+    #[test]
+    fn the_calibration_is_monotone_and_spans_the_range() {
+        assert!(CALIBRATION.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert_eq!(CALIBRATION.first().unwrap().0, MIN_ELO as f64);
+        assert_eq!(CALIBRATION.last().unwrap().0, MAX_ELO as f64);
+        assert_eq!(level_for_elo(MIN_ELO - 500), level_for_elo(MIN_ELO));
+        assert_eq!(level_for_elo(MAX_ELO + 500), level_for_elo(MAX_ELO));
+        let mut previous = Handicap::for_elo(MIN_ELO);
+        for elo in (MIN_ELO..=MAX_ELO).step_by(50) {
+            let h = Handicap::for_elo(elo);
+            assert!(h.nodes >= previous.nodes && h.temperature <= previous.temperature);
+            assert!(h.max_loss <= previous.max_loss);
+            previous = h;
+        }
+        assert_eq!(Handicap::at_level(1.0).temperature, 0.0);
+    }
+
+    #[test]
+    fn the_choice_prefers_better_lines_and_never_the_excluded_ones() {
+        let h = Handicap::at_level(0.0);
+        let lines = lines(&[50, 30, -100, -400]);
+        let mut rng = Rng::new(7);
+        let mut counts = [0usize; 4];
+        for _ in 0..20_000 {
+            counts[h.choose(&lines, &mut rng)] += 1;
+        }
+        // -400 is 450 below the best: beyond max_loss (300), never played.
+        assert_eq!(counts[3], 0);
+        assert!(counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > 0, "{counts:?}");
+        // The softmax: the share of the 20 cp worse line is e^(-20/150) of the best's.
+        let ratio = counts[1] as f64 / counts[0] as f64;
+        assert!((ratio - (-20.0f64 / 150.0).exp()).abs() < 0.05, "{ratio}");
+    }
+
+    #[test]
+    fn mates_and_full_strength_take_the_best_line() {
+        let mut rng = Rng::new(1);
+        let weak = Handicap::at_level(0.0);
+        // A mate found is always played; a line into a mate never is.
+        let mating = lines(&[-mated_in(5), 200, 190]);
+        let mated = lines(&[0, -10, mated_in(4)]);
+        for _ in 0..1000 {
+            assert_eq!(weak.choose(&mating, &mut rng), 0);
+            assert_ne!(weak.choose(&mated, &mut rng), 2);
+        }
+        let full = Handicap::at_level(1.0);
+        let close = lines(&[10, 9, 8, 7]);
+        assert!((0..1000).all(|_| full.choose(&close, &mut rng) == 0));
+        assert_eq!(weak.pick(&[], &mut rng), None);
+    }
+}

@@ -1,0 +1,82 @@
+"""UCI_LimitStrength / UCI_Elo: a limited engine searches its small node
+budget whatever the clock, varies its moves, still takes a mate, and plays
+complete legal games; full strength is untouched while the option is off."""
+
+import chess
+import chess.engine
+
+
+def limited(engine_bin, elo):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": elo})
+    return engine
+
+
+def test_options_are_declared_with_the_calibrated_range(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    try:
+        elo = engine.options["UCI_Elo"]
+        assert engine.options["UCI_LimitStrength"].default is False
+        assert elo.min < elo.max and elo.min <= elo.default <= elo.max
+    finally:
+        engine.quit()
+
+
+def test_the_node_budget_holds_whatever_the_clock(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    low = engine.options["UCI_Elo"].min
+    engine.quit()
+    engine = limited(engine_bin, low)
+    try:
+        board = chess.Board()
+        info = engine.analyse(board, chess.engine.Limit(white_clock=60, black_clock=60), multipv=1)
+        # 60 s on the clock, yet the lowest setting stops at its budget (512 nodes).
+        assert info[0]["nodes"] <= 600, info[0]
+    finally:
+        engine.quit()
+
+
+def test_a_limited_engine_varies_its_moves_and_full_strength_does_not(engine_bin):
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    low = engine.options["UCI_Elo"].min
+    try:
+        # A new game each time (`ucinewgame` clears the table): same search, same move.
+        full = {engine.play(board, chess.engine.Limit(nodes=2000), game=i).move for i in range(8)}
+        assert len(full) == 1, full
+    finally:
+        engine.quit()
+    engine = limited(engine_bin, low)
+    try:
+        chosen = {engine.play(board, chess.engine.Limit(nodes=2000), game=i).move for i in range(30)}
+        assert len(chosen) >= 2, chosen
+    finally:
+        engine.quit()
+
+
+def test_a_limited_engine_still_mates_in_one(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    low = engine.options["UCI_Elo"].min
+    engine.quit()
+    engine = limited(engine_bin, low)
+    try:
+        board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")  # Ra8#
+        for _ in range(10):
+            assert engine.play(board, chess.engine.Limit(time=1)).move == chess.Move.from_uci("a1a8")
+    finally:
+        engine.quit()
+
+
+def test_limited_engines_play_a_whole_game(engine_bin):
+    white = limited(engine_bin, 1500)
+    black = limited(engine_bin, 2000)
+    try:
+        board = chess.Board()
+        while not board.is_game_over(claim_draw=True) and len(board.move_stack) < 300:
+            engine = white if board.turn == chess.WHITE else black
+            move = engine.play(board, chess.engine.Limit(white_clock=30, black_clock=30)).move
+            assert move in board.legal_moves
+            board.push(move)
+    finally:
+        white.quit()
+        black.quit()
