@@ -76,11 +76,7 @@ impl Handicap {
             .iter()
             .map(|&(score, _)| {
                 let loss = best - score;
-                if loss > self.max_loss || is_decisive(score) {
-                    0.0
-                } else {
-                    (-(loss as f64) / self.temperature).exp()
-                }
+                if loss > self.max_loss || is_decisive(score) { 0.0 } else { (-(loss as f64) / self.temperature).exp() }
             })
             .collect();
         let mut draw = rng.unit() * weights.iter().sum::<f64>();

@@ -26,7 +26,10 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "UCI_Chess960", kind: Kind::Check { default: false } },
     Spec { name: "UCI_ShowWDL", kind: Kind::Check { default: false } },
     Spec { name: "UCI_LimitStrength", kind: Kind::Check { default: false } },
-    Spec { name: "UCI_Elo", kind: Kind::Spin { default: strength::MIN_ELO, min: strength::MIN_ELO, max: strength::MAX_ELO } },
+    Spec {
+        name: "UCI_Elo",
+        kind: Kind::Spin { default: strength::MIN_ELO, min: strength::MIN_ELO, max: strength::MAX_ELO },
+    },
     Spec { name: "EvalFile", kind: Kind::Text { default: EMBEDDED_NET } },
     Spec { name: "SyzygyPath", kind: Kind::Text { default: NO_PATH } },
     Spec { name: "SyzygyProbeDepth", kind: Kind::Spin { default: 1, min: 1, max: 100 } },

@@ -31,8 +31,8 @@ use tessera::search::Search;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
-use tessera::rng::Rng;
 use crate::uci::{Report, Score};
+use tessera::rng::Rng;
 
 #[derive(Clone, Debug)]
 pub struct SelfPlayConfig {
