@@ -39,7 +39,7 @@ def run(args, env_extra=None, tools=False):
     return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
 
-@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh", "stress.sh"])
+@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh", "stress.sh", "strength.sh"])
 def test_usage_without_arguments(script):
     out = run([str(T / script)])
     assert out.returncode == 2
@@ -62,6 +62,10 @@ def test_usage_without_arguments(script):
         (["match.sh", "m", "5+0.05", "10", "a=/bin/true", "nosuchengine"], True, "unknown engine"),
         (["stress.sh", "-o", "Threads", "s"], True, "-o takes NAME=VALUE"),
         (["stress.sh", "s", "many"], True, "GAMES must be a number"),
+        (["strength.sh", "c", "5+0.05", "20", "a=/bin/true", "1500-stockfish@1500"], True, "expected ELO:OPPONENT"),
+        (["strength.sh", "c", "5+0.05", "20", "a=/bin/true", "1500:phalanx"], True, "nothing anchors the ratings"),
+        (["strength.sh", "c", "5+0.05", "20", "stockfish", "1500:stockfish@1500"], True, "ENGINE must be"),
+        (["strength.sh", "c", "5+0.05", "20", "a=/bin/true", "1500:stockfish@1000"], True, "Elo between 1350"),
         (["stress.sh", "s", "10", "1+0.01", "a=/nonexistent/tessera"], True, "is not an executable"),
     ],
 )
@@ -205,6 +209,31 @@ def test_engine_options_become_cutechess_option_arguments():
     out = run(["bash", "-c", script])
     assert out.stdout.splitlines()[0] == " option.SyzygyPath=/t option.Hash=8"
     assert out.returncode == 1 and "expected NAME=VALUE" in out.stderr
+
+
+def test_a_strength_limited_engine_gets_its_options_and_name():
+    script = f'TOURNAMENTS={T}; . {T}/lib.sh; engine_spec t=/bin/true@1600; engine_spec t=/bin/true@high'
+    out = run(["bash", "-c", script])
+    assert out.stdout.splitlines()[0] == (
+        "name=t@1600 cmd=/bin/true proto=uci option.UCI_LimitStrength=true option.UCI_Elo=1600")
+    assert out.returncode == 1 and "must be a number, not 'high'" in out.stderr
+
+
+def test_time_use_table_reads_move_times_and_forfeits(tmp_path):
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[Event "?"]\n[White "t"]\n[Black "o"]\n[Result "0-1"]\n\n1. e4 {book} e5 {book} '
+                   '2. Nf3 {+0.30/9 1.500s} Nc6 {-0.20/12 2.0s} 3. Bb5 {+0.40/11 2.500s} '
+                   'a6 {-0.30/10 0.5s, White loses on time} 0-1\n\n'
+                   '[Event "?"]\n[White "o"]\n[Black "t"]\n[Result "1-0"]\n\n1. d4 {+0.1/5 1s} '
+                   'd5 {-0.1/5 4.000s} 2. c4 {+0.1/5 1s} e6 {-0.1/5 1.000s, White mates} 1-0\n')
+    out = run([sys.executable, str(T / "time_use.py"), str(pgn), "t", "40/10"])
+    assert out.returncode == 0, out.stderr
+    assert "2 games, 4 moves; time forfeits: 1;" in out.stdout
+    # t's moves: 2. 1.5 s and 3. 2.5 s (white); 1... 4 s and 2... 1 s (black): least clock 10 - 5 = 5 s.
+    assert "least time left on its clock after a move: 5.00 s" in out.stdout
+    assert "| 1–10 | 4 | 2.25 | 4.00 |" in out.stdout
+    bad = run([sys.executable, str(T / "time_use.py"), str(pgn), "t", "fast"])
+    assert bad.returncode == 1 and "is not [MOVES/]SECONDS" in bad.stderr
 
 
 def test_ethereal_is_the_debian_ethereal_chess_package():
