@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Strength-limit calibration: an engine at several UCI_Elo settings, each
-# against the opponents given for it, rated by Ordo on the scale of Stockfish's
-# own UCI_Elo (every stockfish@ELO that played is an anchor fixed at ELO).
+# against the opponents given for it, rated on the scale of Stockfish's own
+# UCI_Elo (every stockfish@ELO that played is an anchor fixed at ELO; each
+# setting is rated on its own games by maximum likelihood).
 # Resumable like gauntlet.sh: each pairing's games go to their own PGN under
 # work/NAME/; a rerun plays only the games still missing.
 #
@@ -12,7 +13,7 @@
 #            with UCI_LimitStrength and UCI_Elo (tessera)
 #   SETTING  ELO:OPPONENT[+OPPONENT...], e.g. 1500:stockfish@1500+phalanx;
 #            at least one setting must meet a stockfish@ELO (the anchors)
-# env: as gauntlet.sh (CUTECHESS, ORDO, BOOK, BOOK_PLIES, CONCURRENCY, ENGINE_COMMIT)
+# env: as gauntlet.sh (CUTECHESS, BOOK, BOOK_PLIES, CONCURRENCY, ENGINE_COMMIT)
 # writes: results/NAME.md (setting -> measured Elo, scores per pairing), work/NAME/*.pgn
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,6 @@ tc_args "$tc" >/dev/null
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
     die "GAMES must be an even number ≥ 2, not '$games'"
 find_cutechess >/dev/null
-find_ordo >/dev/null
 find_book >/dev/null
 engine=$(resolve_engine "$given")
 [[ $engine == *=* ]] || die "ENGINE must be label=/path, commit:REV or net:FILE, not '$given'"
@@ -62,16 +62,41 @@ done
 all=$dir/all.pgn
 cat "${pgns[@]}" > "$all"
 
-anchor_file=$dir/anchors.csv
-printf '"sf%s",%s\n' $(printf '%s\n' "${anchors[@]}" | sort -u | sed 's/.*/& &/') > "$anchor_file"
-csv=$dir/ratings.csv
-rated=1
-timeout 300 "$(find_ordo)" -q -p "$all" -m "$anchor_file" -W -s 400 -c "$csv" >/dev/null 2>&1 || rated=0
-
+# A setting's rating: the Elo whose expected score against the Stockfish
+# levels it met (each fixed at its UCI_Elo; logistic, 400 points a factor of
+# ten) equals the points it scored, found by bisection; ± is 1.96 standard
+# errors from the Fisher information. The other opponents' games are shown,
+# not rated (nothing fixes their Elo).
 me=$(engine_name "$engine")
-rating_of() { # player -> "Elo ± error" from Ordo's csv
-    [ "$rated" = 1 ] || { echo "–"; return; }
-    tr -d '"' < "$csv" | awk -F, -v p="$1" '$2 == p { printf "%.0f ± %.0f", $3, $4 }'
+rating_of() { # elo -> "Elo ± error" of ENGINE@elo
+    local elo=$1 e opp opp_name
+    for pairing in "${pairings[@]}"; do
+        read -r e opp <<< "$pairing"
+        [ "$e" = "$elo" ] && [[ $opp == stockfish@* ]] || continue
+        opp_name=$(engine_name "$opp")
+        awk -v me="$me@$elo" -v anchor="${opp#stockfish@}" '
+            /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
+            /^\[Result "/ {
+                r = $0; sub(/^\[Result "/, "", r); sub(/"\]$/, "", r)
+                if (r == "*") next
+                n++
+                if (r == "1/2-1/2") p += 0.5
+                else if ((r == "1-0") == (w == me)) p += 1
+            }
+            END { if (n) print anchor, n, p }' "$dir/$elo-vs-$opp_name.pgn"
+    done | awk '
+        { a[NR] = $1; n[NR] = $2; p[NR] = $3; games += $2; points += $3 }
+        function expected(r,   i, s) { s = 0; for (i = 1; i <= NR; i++) s += n[i] / (1 + 10 ^ ((a[i] - r) / 400)); return s }
+        END {
+            if (!games) { print "– (met no stockfish@ELO)"; exit }
+            lo = 0; hi = 4000
+            if (points == 0) { printf "below %d (lost every game)\n", a[1]; exit }
+            if (points == games) { printf "above %d (won every game)\n", a[1]; exit }
+            for (k = 0; k < 60; k++) { mid = (lo + hi) / 2; if (expected(mid) < points) lo = mid; else hi = mid }
+            info = 0
+            for (i = 1; i <= NR; i++) { e = 1 / (1 + 10 ^ ((a[i] - lo) / 400)); info += n[i] * e * (1 - e) * (log(10) / 400) ^ 2 }
+            printf "%.0f ± %.0f\n", lo, 1.96 / sqrt(info)
+        }'
 }
 score_of() { # pgn player -> "wins–losses–draws (score%)"
     awk -v me="$2" '
@@ -92,14 +117,14 @@ score_of() { # pgn player -> "wins–losses–draws (score%)"
     echo "| | |"
     echo "|---|---|"
     echo "| engine | $(engine_label "$given" "$engine") with \`UCI_LimitStrength=true UCI_Elo=<setting>\` |"
-    echo "| anchors | Stockfish (Debian) limited with UCI_Elo, each fixed at its setting: $(printf 'sf%s ' $(printf '%s\n' "${anchors[@]}" | sort -un)) |"
+    echo "| anchors | Stockfish (Debian) limited with UCI_Elo, each fixed at its setting: $(printf 'sf%s ' $(printf '%s\n' "${anchors[@]}" | sort -un))(each setting rated on its own games against them) |"
     echo "| games | $(played "$all") |"
     echo "| integrity | $(pgn_problems "$all") |"
     common_rows "$tc"
     echo
     echo "## Setting → measured Elo"
     echo
-    echo "| UCI_Elo | measured Elo (Ordo, 95%) | games (wins–losses–draws, score) per opponent |"
+    echo "| UCI_Elo | measured Elo (95%) | games (wins–losses–draws, score) per opponent |"
     echo "|---|---|---|"
     for setting in "$@"; do
         elo=${setting%%:*}
@@ -110,20 +135,8 @@ score_of() { # pgn player -> "wins–losses–draws (score%)"
             opp_name=$(engine_name "$opp")
             cells+="$opp_name: $(score_of "$dir/$elo-vs-$opp_name.pgn" "$me@$elo"); "
         done
-        echo "| $elo | $(rating_of "$me@$elo") | ${cells%; } |"
+        echo "| $elo | $(rating_of "$elo") | ${cells%; } |"
     done
-    echo
-    if [ "$rated" = 1 ]; then
-        echo "## Every player (Ordo)"
-        echo
-        echo "| engine | Elo | ± (95%) | points | games | score |"
-        echo "|---|---|---|---|---|---|"
-        tail -n +2 "$csv" | tr -d '"' | while IFS=, read -r _ player rating error points played pct; do
-            echo "| $player | $rating | $error | $points | $played | $pct% |"
-        done
-    else
-        echo "Ordo could not rate these games (run \`ordo -p $all -m $anchor_file\` to see why)."
-    fi
     echo
     echo "Command: \`tournaments/strength.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
