@@ -26,16 +26,22 @@ use super::score::is_decisive;
 use super::worker::Line;
 use crate::rng::Rng;
 
-/// The `UCI_Elo` range backed by the calibration's measurements: from
-/// Stockfish's own lowest setting (the level below it measured 1305 ± 156)
-/// to the highest level's 1971 ± 141.
+/// The `UCI_Elo` range backed by the calibration's measurements: from about
+/// Stockfish's own lowest setting (level 0.25 measured 1309) to level 1's.
 pub const MIN_ELO: i64 = 1320;
-pub const MAX_ELO: i64 = 1970;
+pub const MAX_ELO: i64 = 2070;
 
-/// (Elo, λ): what each level measured at 5+0.05 against Stockfish at fixed
-/// UCI_Elo levels (tournaments/results/strength-levels.md, 40 games each;
-/// ± 141–249), in rising order. Between rows λ is interpolated linearly.
-const CALIBRATION: &[(f64, f64)] = &[(925.0, 0.0), (1305.0, 0.25), (1571.0, 0.5), (1771.0, 0.75), (1971.0, 1.0)];
+/// (Elo, λ) rows, in rising order; between rows λ is interpolated linearly.
+/// The line Elo = 1094 + 981 λ, fitted (least squares, weighted by games) to
+/// seven measurements at 5+0.05 of levels 0.25 to 1 against the Stockfish
+/// UCI_Elo level nearest to each (scores of 35–73%, 20 or 40 games each):
+/// tournaments/results/strength-levels.md and strength-calibration.md.
+/// Stockfish's levels are not evenly spaced at this time control (a level
+/// scores about 37% against Stockfish at X and 3% at X + 300, which implies
+/// some 250 Elo more spacing than nominal), so each level is placed by the
+/// anchor it is closest to: a setting plays about even with Stockfish set to
+/// the same UCI_Elo.
+const CALIBRATION: &[(f64, f64)] = &[(1094.0, 0.0), (2075.0, 1.0)];
 
 /// How a limited engine searches and chooses its move.
 #[derive(Clone, Copy, Debug, PartialEq)]
