@@ -59,13 +59,16 @@ def engine_moves(pgn_path: Path, engine: str):
 
 
 def least_clock(moves, tc) -> float:
-    """The least time left on the engine's clock after any of its moves."""
+    """The least time left on the engine's clock after any of its moves.
+    Book moves cost no time but count towards a period's moves (as in
+    cutechess-cli), so a period ends after move number 40, 80, … of a game
+    from the start position."""
     per_period, base, inc = tc
     clock, least = base, base
-    for i, (_, seconds) in enumerate(moves, start=1):
+    for number, seconds in moves:
         clock += -seconds + inc
         least = min(least, clock)
-        if per_period and i % per_period == 0:
+        if per_period and number % per_period == 0:
             clock += base
     return least
 
