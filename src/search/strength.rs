@@ -27,21 +27,22 @@ use super::worker::Line;
 use crate::rng::Rng;
 
 /// The `UCI_Elo` range backed by the calibration's measurements: from about
-/// Stockfish's own lowest setting (level 0.25 measured 1309) to level 1's.
+/// Stockfish's own lowest setting to what level 1 measured (1952–2030).
 pub const MIN_ELO: i64 = 1320;
-pub const MAX_ELO: i64 = 2070;
+pub const MAX_ELO: i64 = 2000;
 
 /// (Elo, λ) rows, in rising order; between rows λ is interpolated linearly.
-/// The line Elo = 1094 + 981 λ, fitted (least squares, weighted by games) to
-/// seven measurements at 5+0.05 of levels 0.25 to 1 against the Stockfish
-/// UCI_Elo level nearest to each (scores of 35–73%, 20 or 40 games each):
-/// tournaments/results/strength-levels.md and strength-calibration.md.
-/// Stockfish's levels are not evenly spaced at this time control (a level
-/// scores about 37% against Stockfish at X and 3% at X + 300, which implies
-/// some 250 Elo more spacing than nominal), so each level is placed by the
-/// anchor it is closest to: a setting plays about even with Stockfish set to
-/// the same UCI_Elo.
-const CALIBRATION: &[(f64, f64)] = &[(1094.0, 0.0), (2075.0, 1.0)];
+/// Eleven measurements at 5+0.05 of levels 0 to 1, each against the
+/// Stockfish UCI_Elo level nearest to it (20 or 40 games; the Elo whose
+/// expected score against that level is the score made), pooled where they
+/// were close in level and made monotone (a weighted isotonic fit):
+/// tournaments/results/strength-levels.md, strength-check-710f703.md and
+/// strength-calibration.md. Stockfish's levels are not evenly spaced at
+/// this time control (a level scores about 37% against Stockfish at X and
+/// 3% at X + 300), so each level is placed by the anchor it is closest to:
+/// a setting plays about even with Stockfish set to the same UCI_Elo.
+const CALIBRATION: &[(f64, f64)] =
+    &[(900.0, 0.0), (1355.0, 0.33), (1611.0, 0.5), (1881.0, 0.68), (1992.0, 0.98), (2000.0, 1.0)];
 
 /// How a limited engine searches and chooses its move.
 #[derive(Clone, Copy, Debug, PartialEq)]
