@@ -30,8 +30,9 @@ def test_the_node_budget_holds_whatever_the_clock(engine_bin):
     try:
         board = chess.Board()
         info = engine.analyse(board, chess.engine.Limit(white_clock=60, black_clock=60), multipv=1)
-        # 60 s on the clock, yet the lowest setting stops at its budget (512 nodes).
-        assert info[0]["nodes"] <= 600, info[0]
+        # 60 s on the clock (about 2 s and a million nodes at full strength),
+        # yet the lowest setting stops at its budget of a few thousand nodes.
+        assert info[0]["nodes"] <= 10_000, info[0]
     finally:
         engine.quit()
 
