@@ -54,18 +54,9 @@ cat "${pgns[@]}" > "$all"
     echo "|---|---|---|---|---|---|"
     for opp in "${opponents[@]}"; do
         opp_name=$(engine_name "$opp")
-        awk -v me="$me" -v opp="$opp_name" '
-            /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
-            /^\[Result "/ {
-                r = $0; sub(/^\[Result "/, "", r); sub(/"\]$/, "", r)
-                if (r == "*") next
-                n++
-                if (r == "1/2-1/2") d++
-                else if ((r == "1-0") == (w == me)) win++
-                else loss++
-            }
-            END { printf "| %s | %d | %d | %d | %d | %.1f%% |\n", opp, n, win, loss, d, n ? 100 * (win + d / 2) / n : 0 }
-        ' "$dir/vs-$opp_name.pgn"
+        read -r n win loss d < <(tally "$dir/vs-$opp_name.pgn" "$me")
+        awk -v opp="$opp" -v n="$n" -v win="$win" -v loss="$loss" -v d="$d" \
+            'BEGIN { printf "| %s | %d | %d | %d | %d | %.1f%% |\n", opp, n, win, loss, d, n ? 100 * (win + d / 2) / n : 0 }'
     done
     echo
     echo "Command: \`tournaments/gauntlet.sh $args\`"

@@ -13,24 +13,46 @@ usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; }
 
 check_name() { [[ $1 =~ ^[A-Za-z0-9._+-]+$ ]] || die "NAME may hold letters, digits and . _ + - only"; }
 
-# The arguments of gauntlet.sh and roundrobin.sh, NAME TC GAMES ENGINE…, with
-# the checks both need. Sets name, tc, games, args, given (the engine arguments
-# as written) and engines (resolved, in the same order).
-parse_pairings() {
+# The arguments every multi-pairing script starts with, NAME TC GAMES, and at
+# least two more: checked, with cutechess and the book found. Sets args (all
+# of them, for the table's command line), name, tc and games.
+parse_run() {
     if [ $# -lt 5 ]; then
         usage
         exit 2
     fi
     args="$*"
     name=$1 tc=$2 games=$3
-    shift 3
     check_name "$name"
     tc_args "$tc" >/dev/null
     [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
         die "GAMES must be an even number ≥ 2, not '$games'"
     find_cutechess >/dev/null
-    find_ordo >/dev/null
     find_book >/dev/null
+}
+
+# A player's finished games in a cutechess PGN: "games wins losses draws".
+tally() { # pgn player
+    awk -v me="$2" '
+        /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
+        /^\[Result "/ {
+            r = $0; sub(/^\[Result "/, "", r); sub(/"\]$/, "", r)
+            if (r == "*") next
+            n++
+            if (r == "1/2-1/2") d++
+            else if ((r == "1-0") == (w == me)) win++
+            else loss++
+        }
+        END { printf "%d %d %d %d\n", n, win, loss, d }' "$1"
+}
+
+# The arguments of gauntlet.sh and roundrobin.sh, NAME TC GAMES ENGINE…, with
+# the checks both need. Sets name, tc, games, args, given (the engine arguments
+# as written) and engines (resolved, in the same order).
+parse_pairings() {
+    parse_run "$@"
+    shift 3
+    find_ordo >/dev/null
     given=("$@")
     engines=()
     local e

@@ -18,19 +18,9 @@
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
-if [ $# -lt 5 ]; then
-    usage
-    exit 2
-fi
-args="$*"
-name=$1 tc=$2 games=$3 given=$4
+parse_run "$@"
+given=$4
 shift 4
-check_name "$name"
-tc_args "$tc" >/dev/null
-[[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
-    die "GAMES must be an even number ≥ 2, not '$games'"
-find_cutechess >/dev/null
-find_book >/dev/null
 engine=$(resolve_engine "$given")
 [[ $engine == *=* ]] || die "ENGINE must be label=/path, commit:REV or net:FILE, not '$given'"
 
@@ -69,23 +59,15 @@ cat "${pgns[@]}" > "$all"
 # not rated (nothing fixes their Elo).
 me=$(engine_name "$engine")
 rating_of() { # elo -> "Elo ± error" of ENGINE@elo
-    local elo=$1 e opp opp_name
+    local elo=$1 e opp opp_name n win d
     for pairing in "${pairings[@]}"; do
         read -r e opp <<< "$pairing"
         [ "$e" = "$elo" ] && [[ $opp == stockfish@* ]] || continue
         opp_name=$(engine_name "$opp")
-        awk -v me="$me@$elo" -v anchor="${opp#stockfish@}" '
-            /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
-            /^\[Result "/ {
-                r = $0; sub(/^\[Result "/, "", r); sub(/"\]$/, "", r)
-                if (r == "*") next
-                n++
-                if (r == "1/2-1/2") p += 0.5
-                else if ((r == "1-0") == (w == me)) p += 1
-            }
-            END { if (n) print anchor, n, p }' "$dir/$elo-vs-$opp_name.pgn"
+        read -r n win _ d < <(tally "$dir/$elo-vs-$opp_name.pgn" "$me@$elo")
+        if [ "$n" -gt 0 ]; then echo "${opp#stockfish@} $n $win $d"; fi
     done | awk '
-        { a[NR] = $1; n[NR] = $2; p[NR] = $3; games += $2; points += $3 }
+        { a[NR] = $1; n[NR] = $2; games += $2; points += $3 + $4 / 2 }
         function expected(r,   i, s) { s = 0; for (i = 1; i <= NR; i++) s += n[i] / (1 + 10 ^ ((a[i] - r) / 400)); return s }
         END {
             if (!games) { print "– (met no stockfish@ELO)"; exit }
@@ -99,17 +81,10 @@ rating_of() { # elo -> "Elo ± error" of ENGINE@elo
         }'
 }
 score_of() { # pgn player -> "wins–losses–draws (score%)"
-    awk -v me="$2" '
-        /^\[White "/ { w = $0; sub(/^\[White "/, "", w); sub(/"\]$/, "", w) }
-        /^\[Result "/ {
-            r = $0; sub(/^\[Result "/, "", r); sub(/"\]$/, "", r)
-            if (r == "*") next
-            n++
-            if (r == "1/2-1/2") d++
-            else if ((r == "1-0") == (w == me)) win++
-            else loss++
-        }
-        END { printf "%d–%d–%d (%.1f%%)", win, loss, d, n ? 100 * (win + d / 2) / n : 0 }' "$1"
+    local n win loss d
+    read -r n win loss d < <(tally "$1" "$2")
+    awk -v n="$n" -v win="$win" -v loss="$loss" -v d="$d" \
+        'BEGIN { printf "%d–%d–%d (%.1f%%)", win, loss, d, n ? 100 * (win + d / 2) / n : 0 }'
 }
 {
     echo "# $name"
