@@ -288,8 +288,14 @@ impl Engine {
         // Limited strength: a node budget whatever the clock, several lines,
         // and one of them drawn after the search.
         let handicap = self.options.limit_strength.then(|| Handicap::for_elo(self.options.elo));
+        let mut search_options = SearchOptions {
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            show_wdl: self.options.show_wdl,
+        };
         if let Some(h) = handicap {
             limits.nodes = Some(limits.nodes.map_or(h.nodes, |n| n.min(h.nodes)));
+            search_options.multipv = search_options.multipv.max(h.candidates);
         }
         let mut rng = Rng::new(self.seeds.next_u64());
         let time = TimeManager::new(start, &limits, self.board.turn(), self.options.move_overhead_ms);
@@ -300,14 +306,6 @@ impl Engine {
             probe_limit: self.options.syzygy_probe_limit,
         });
         let shared = Arc::new(SharedState::new(self.options.threads, &limits, time).with_syzygy(syzygy));
-        let mut search_options = SearchOptions {
-            threads: self.options.threads,
-            multipv: self.options.multipv,
-            show_wdl: self.options.show_wdl,
-        };
-        if let Some(h) = handicap {
-            search_options.multipv = search_options.multipv.max(h.candidates);
-        }
         let mut search = self.search.take().expect("idle engine owns its search");
         let board = self.board.clone();
         let thread_shared = Arc::clone(&shared);

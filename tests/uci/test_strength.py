@@ -6,9 +6,10 @@ import chess
 import chess.engine
 
 
-def limited(engine_bin, elo):
+def limited(engine_bin, elo=None):
+    """The engine with UCI_LimitStrength at `elo`, or at the lowest UCI_Elo it declares."""
     engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": elo})
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": elo or engine.options["UCI_Elo"].min})
     return engine
 
 
@@ -23,10 +24,7 @@ def test_options_are_declared_with_the_calibrated_range(engine_bin):
 
 
 def test_the_node_budget_holds_whatever_the_clock(engine_bin):
-    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    low = engine.options["UCI_Elo"].min
-    engine.quit()
-    engine = limited(engine_bin, low)
+    engine = limited(engine_bin)
     try:
         board = chess.Board()
         info = engine.analyse(board, chess.engine.Limit(white_clock=60, black_clock=60), multipv=1)
@@ -40,14 +38,13 @@ def test_the_node_budget_holds_whatever_the_clock(engine_bin):
 def test_a_limited_engine_varies_its_moves_and_full_strength_does_not(engine_bin):
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    low = engine.options["UCI_Elo"].min
     try:
         # A new game each time (`ucinewgame` clears the table): same search, same move.
         full = {engine.play(board, chess.engine.Limit(nodes=2000), game=i).move for i in range(8)}
         assert len(full) == 1, full
     finally:
         engine.quit()
-    engine = limited(engine_bin, low)
+    engine = limited(engine_bin)
     try:
         chosen = {engine.play(board, chess.engine.Limit(nodes=2000), game=i).move for i in range(30)}
         assert len(chosen) >= 2, chosen
@@ -56,10 +53,7 @@ def test_a_limited_engine_varies_its_moves_and_full_strength_does_not(engine_bin
 
 
 def test_a_limited_engine_still_mates_in_one(engine_bin):
-    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
-    low = engine.options["UCI_Elo"].min
-    engine.quit()
-    engine = limited(engine_bin, low)
+    engine = limited(engine_bin)
     try:
         board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")  # Ra8#
         for _ in range(10):
