@@ -296,43 +296,56 @@ mod avx2 {
         for j in (0..m2).step_by(16) {
             // Where the block goes: one slice, the same offset in every row.
             let (perspective, column) = (j / (m2 / 2), j % (m2 / 2));
-            let (slice, offset) = (column / width, column % width);
-            let out = &mut *out[slice];
+            let mut block = Block { j, out: &mut *out[column / width], perspective, offset: column % width, width };
             // Six rows at a time: 12 sums in registers hide the multiply-adds'
             // latency (8 did not quite), and each weight loaded serves six.
             let mut sixes = rows.chunks_exact(6);
             for q in &mut sixes {
                 // SAFETY: the caller's promise, passed on.
-                unsafe { input_gradient_rows::<6>(w, dz, acc, std::array::from_fn(|i| q[i]), o, j, out, perspective, offset, width) };
+                unsafe { input_gradient_rows::<6>(w, dz, acc, std::array::from_fn(|i| q[i]), o, &mut block) };
             }
             let mut pairs = sixes.remainder().chunks_exact(2);
             for q in &mut pairs {
                 // SAFETY: as above.
-                unsafe { input_gradient_rows::<2>(w, dz, acc, [q[0], q[1]], o, j, out, perspective, offset, width) };
+                unsafe { input_gradient_rows::<2>(w, dz, acc, [q[0], q[1]], o, &mut block) };
             }
             for &r in pairs.remainder() {
                 // SAFETY: as above.
-                unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, j, out, perspective, offset, width) };
+                unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
             }
         }
     }
 
-    /// R rows × 16 inputs (from input j) of the result in registers while
-    /// the neurons go by, written to `out` (the block's slice).
+    /// A block of 16 inputs of the accumulator gradient: from input `j`,
+    /// written to `out` (its column slice) at `offset` within each row's
+    /// `width`-wide part for `perspective`.
+    struct Block<'a> {
+        j: usize,
+        out: &'a mut [f32],
+        perspective: usize,
+        offset: usize,
+        width: usize,
+    }
+
+    impl Block<'_> {
+        /// Where row `r`'s 16 values start in `out`.
+        fn at(&self, r: usize) -> usize {
+            (2 * r + self.perspective) * self.width + self.offset
+        }
+    }
+
+    /// R rows × 16 inputs (the block's) of the result in registers while
+    /// the neurons go by.
     #[target_feature(enable = "avx2,fma")]
-    #[allow(clippy::too_many_arguments)]
     unsafe fn input_gradient_rows<const R: usize>(
         w: &[f32],
         dz: &[f32],
         acc: &[f32],
         rows: [usize; R],
         o: usize,
-        j: usize,
-        out: &mut [f32],
-        perspective: usize,
-        offset: usize,
-        width: usize,
+        block: &mut Block,
     ) {
+        let j = block.j;
         let m2 = w.len() / o;
         let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
         let mut s = [[zero; 2]; R];
@@ -351,7 +364,8 @@ mod avx2 {
         }
         for i in 0..R {
             let a = acc[rows[i] * m2 + j..][..16].as_ptr();
-            let out = out[(2 * rows[i] + perspective) * width + offset..][..16].as_mut_ptr();
+            let at = block.at(rows[i]);
+            let out = block.out[at..][..16].as_mut_ptr();
             for (h, &sum) in s[i].iter().enumerate() {
                 // SAFETY: 16 floats of acc and of dacc.
                 unsafe {
