@@ -294,9 +294,10 @@ mod avx2 {
     ) {
         let m2 = w.len() / o;
         for j in (0..m2).step_by(16) {
-            // Where the block goes: one slice, the same offset in every row.
-            let (perspective, column) = (j / (m2 / 2), j % (m2 / 2));
-            let mut block = Block { j, out: &mut *out[column / width], perspective, offset: column % width, width };
+            // Where the block goes: one slice, row 0's place in it, and each
+            // further row 2 × width on.
+            let (slice, start) = super::place(j, 0, m2 / 2, width);
+            let mut block = Block { j, out: &mut *out[slice], start, stride: 2 * width };
             // Six rows at a time: 12 sums in registers hide the multiply-adds'
             // latency (8 did not quite), and each weight loaded serves six.
             let mut sixes = rows.chunks_exact(6);
@@ -317,20 +318,19 @@ mod avx2 {
     }
 
     /// A block of 16 inputs of the accumulator gradient: from input `j`,
-    /// written to `out` (its column slice) at `offset` within each row's
-    /// `width`-wide part for `perspective`.
+    /// written to `out` (its column slice), row r's at `start + r · stride`
+    /// (`super::place` for row 0, and a row spans both perspectives).
     struct Block<'a> {
         j: usize,
         out: &'a mut [f32],
-        perspective: usize,
-        offset: usize,
-        width: usize,
+        start: usize,
+        stride: usize,
     }
 
     impl Block<'_> {
         /// Where row `r`'s 16 values start in `out`.
         fn at(&self, r: usize) -> usize {
-            (2 * r + self.perspective) * self.width + self.offset
+            self.start + r * self.stride
         }
     }
 
