@@ -1,6 +1,7 @@
 //! `tessera-trainer`: trains a network for any feature-set expression on
 //! CPU, quantizes it and writes the engine's `.nnue` format.
 
+mod alloc;
 mod batch;
 mod charts;
 mod checkpoint;
@@ -19,6 +20,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+/// Large buffers on cache lines (see `alloc`).
+#[global_allocator]
+static ALLOCATOR: alloc::CacheLineAligned = alloc::CacheLineAligned;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum MethodArg {
