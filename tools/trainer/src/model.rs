@@ -230,6 +230,9 @@ pub fn loss_and_gradient_timed(
     let chunk = CHUNK / objective.group() * objective.group();
     let chunks = batch.positions.div_ceil(chunk);
     let dense = l.dense().len();
+    // Each chunk's set starts on a cache line (the allocator aligns the
+    // buffer), as the hidden weights' rows inside it then do.
+    let stride = dense.next_multiple_of(16);
     let Some(grad) = grad else {
         let clock = std::time::Instant::now();
         let losses: Vec<f64> = (0..chunks)
@@ -241,7 +244,7 @@ pub fn loss_and_gradient_timed(
     };
     let sub = sub_batch_chunks(l.shape.inputs).min(chunks.max(1));
     scratch.dacc.resize(sub * chunk * m2, 0.0);
-    scratch.partials.resize(sub * dense, 0.0);
+    scratch.partials.resize(sub * stride, 0.0);
     let mut loss = 0.0;
     for first in (0..chunks).step_by(sub) {
         let last = (first + sub).min(chunks);
@@ -267,12 +270,12 @@ pub fn loss_and_gradient_timed(
             || {
                 views
                     .into_par_iter()
-                    .zip(scratch.partials.par_chunks_mut(dense))
+                    .zip(scratch.partials.par_chunks_mut(stride))
                     .enumerate()
                     .map(|(c, (mut dacc, partial))| {
                         let c = first + c;
                         let range = c * chunk..((c + 1) * chunk).min(batch.positions);
-                        run_chunk(model, batch, objective, range, Some((&mut dacc, partial)))
+                        run_chunk(model, batch, objective, range, Some((&mut dacc, &mut partial[..dense])))
                     })
                     .collect::<Vec<f64>>()
             },
@@ -290,7 +293,7 @@ pub fn loss_and_gradient_timed(
                 g.fill(0.0);
             }
             for c in 0..used {
-                let part = &partials[c * dense + b * 1024..][..g.len()];
+                let part = &partials[c * stride + b * 1024..][..g.len()];
                 g.iter_mut().zip(part).for_each(|(g, p)| *g += p);
             }
         });
