@@ -54,6 +54,31 @@ impl Samples {
         self.len() == 0
     }
 
+    /// Positions a sample trains: 1, or P, Q and R of a triplet.
+    pub fn positions_per_sample(&self) -> usize {
+        match self {
+            Samples::Eval(_) => 1,
+            Samples::Pqr(_) => 3,
+        }
+    }
+
+    /// Position `j` of sample `i`, in the order a batch holds them.
+    pub fn position(&self, i: usize, j: usize) -> &Chess {
+        match self {
+            Samples::Eval(v) => &v[i].pos,
+            Samples::Pqr(v) => [&v[i].p, &v[i].q, &v[i].r][j],
+        }
+    }
+
+    /// Sample `i`'s target: (score cp, result), side to move's view; zeros
+    /// for triplets.
+    pub fn target(&self, i: usize) -> [f32; 2] {
+        match self {
+            Samples::Eval(v) => [v[i].score, v[i].result],
+            Samples::Pqr(_) => [0.0; 2],
+        }
+    }
+
     /// The position that identifies sample `i` (P for triplets).
     pub fn key_position(&self, i: usize) -> &Chess {
         match self {

@@ -10,7 +10,7 @@ use tessera::features::FeatureSet;
 use tessera::nnue::format::Shape;
 use tessera::nnue::network::{FloatNetwork, Network};
 
-use crate::batch::{Batch, epoch_order, produce};
+use crate::batch::{Batch, FeatureCache, epoch_order, produce};
 use crate::checkpoint::{Checkpoint, EpochRecord};
 use crate::data::{self, Method, Samples};
 use crate::loss::Objective;
@@ -203,6 +203,17 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let mut grad = vec![0.0f32; model.layout.total];
     let training_started = Instant::now();
     let mut trained_samples = 0usize;
+    // Worked out once where more than one epoch is left (a single epoch
+    // would build them once either way, and beside the passes).
+    let cache = (args.epochs > first_epoch + 1).then(|| FeatureCache::build(&fs, &train)).flatten().map(Arc::new);
+    if let Some(cache) = &cache {
+        println!(
+            "feature lists of {} positions cached: {} MB in {:.1} s",
+            cache.positions(),
+            cache.bytes() >> 20,
+            training_started.elapsed().as_secs_f64()
+        );
+    }
 
     for epoch in first_epoch..args.epochs {
         let lr = schedule.rate(args.lr, epoch, args.epochs);
@@ -217,7 +228,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         let mut phases = PhaseTimes::default();
         let (mut waiting, mut optimizer) = (0.0, 0.0);
         let bounds = model.layout.clip_ranges();
-        let batches = produce(fs.clone(), train.clone(), order, args.batch);
+        let batches = produce(fs.clone(), cache.clone(), train.clone(), order, args.batch);
         loop {
             let wait = Instant::now();
             let Ok(batch) = batches.recv() else { break };
