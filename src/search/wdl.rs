@@ -22,9 +22,10 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play (research/wdl-model.md has the data and the command).
+/// Tessera's self-play with net v3 (research/wdl-model.md has the data and
+/// the command).
 pub const FITTED: WdlModel =
-    WdlModel { a: [399.573, -427.412, -24.510, 123.580], b: [145.685, -63.734, -24.154, 44.452] };
+    WdlModel { a: [444.182, -515.084, -28.570, 171.363], b: [174.846, -150.105, -24.685, 91.756] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
