@@ -75,10 +75,11 @@ impl Batch {
     /// built from, its features copied instead of worked out again.
     pub fn from_cache(cache: &FeatureCache, samples: &Samples, order: &[u32]) -> Batch {
         let mut batch = Batch::default();
+        let per_sample = samples.positions_per_sample();
         for &i in order {
             let i = i as usize;
-            for j in 0..cache.per_sample {
-                batch.push_cached(cache, i * cache.per_sample + j);
+            for j in 0..per_sample {
+                batch.push_cached(cache, i * per_sample + j);
             }
             batch.targets.push(samples.target(i));
         }
@@ -92,7 +93,6 @@ impl Batch {
 /// up to 65,536 inputs only: 85 bytes a position for `all` (measured).
 #[derive(Debug, Default)]
 pub struct FeatureCache {
-    per_sample: usize,
     indices: Vec<u16>,
     /// Position p's features are `indices[ends[p - 1]..ends[p]]` (from 0
     /// for the first), the side to move's `ours[p]` of them first.
@@ -110,11 +110,9 @@ impl FeatureCache {
         }
         const PART: usize = 1 << 14;
         let order: Vec<u32> = (0..samples.len() as u32).collect();
-        let parts: Vec<FeatureCache> = order
-            .par_chunks(PART)
-            .map(|part| FeatureCache::from_batch(&Batch::build(fs, samples, part), samples.positions_per_sample()))
-            .collect();
-        let mut cache = FeatureCache { per_sample: samples.positions_per_sample(), ..FeatureCache::default() };
+        let parts: Vec<FeatureCache> =
+            order.par_chunks(PART).map(|part| FeatureCache::from_batch(&Batch::build(fs, samples, part))).collect();
+        let mut cache = FeatureCache::default();
         for part in parts {
             let base = cache.indices.len() as u64;
             cache.indices.extend_from_slice(&part.indices);
@@ -125,11 +123,10 @@ impl FeatureCache {
         Some(cache)
     }
 
-    fn from_batch(batch: &Batch, per_sample: usize) -> FeatureCache {
+    fn from_batch(batch: &Batch) -> FeatureCache {
         let narrow = |f: &u32| u16::try_from(*f).expect("a set of at most 65,536 inputs");
         let count = |range: &[u32]| u16::try_from(range.len()).expect("fewer than 65,536 features a position");
         FeatureCache {
-            per_sample,
             indices: batch.indices.iter().map(narrow).collect(),
             ends: (0..batch.positions).map(|p| u64::from(batch.starts[2 * p + 2])).collect(),
             ours: (0..batch.positions).map(|p| count(batch.features(p, 0))).collect(),

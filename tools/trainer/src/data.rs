@@ -81,10 +81,7 @@ impl Samples {
 
     /// The position that identifies sample `i` (P for triplets).
     pub fn key_position(&self, i: usize) -> &Chess {
-        match self {
-            Samples::Eval(v) => &v[i].pos,
-            Samples::Pqr(v) => &v[i].p,
-        }
+        self.position(i, 0)
     }
 
     /// Whether sample `i` passes `filter` (PQR triplets have no score bound).
