@@ -2,6 +2,7 @@
 //! CPU, quantizes it and writes the engine's `.nnue` format.
 
 mod alloc;
+mod augment;
 mod batch;
 mod charts;
 mod checkpoint;
@@ -91,6 +92,11 @@ pub struct Args {
     /// Train on repeated positions as often as they occur.
     #[arg(long)]
     pub keep_duplicates: bool,
+    /// Also train on every training position mirrored a-file ↔ h-file, with
+    /// its labels, where neither side may castle (a symmetry of chess; see
+    /// augment.rs). Mirrors of validation positions are left out.
+    #[arg(long)]
+    pub mirror: bool,
     /// Print after each epoch where its time went: waiting for batches,
     /// the forward and backward passes, the gradient sums, the feature
     /// transformer's gradient, the optimizer.

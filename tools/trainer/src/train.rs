@@ -1,5 +1,6 @@
 //! One training run: load, resume or start, epochs with checkpoints, export.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,6 +11,7 @@ use tessera::features::FeatureSet;
 use tessera::nnue::format::Shape;
 use tessera::nnue::network::{FloatNetwork, Network};
 
+use crate::augment;
 use crate::batch::{Batch, FeatureCache, epoch_order, produce};
 use crate::checkpoint::{Checkpoint, EpochRecord};
 use crate::data::{self, Method, Samples};
@@ -86,6 +88,18 @@ pub fn run(args: &Args) -> Result<(), Error> {
         (train, vec![("split".to_string(), held)])
     } else {
         (loaded.train, loaded.validation)
+    };
+    let train = if args.mirror {
+        let held: HashSet<u64> =
+            validation.iter().flat_map(|(_, v)| (0..v.len()).map(|i| data::key(v.key_position(i)))).collect();
+        let (train, report) = augment::add_mirrors(train, &held);
+        println!(
+            "mirrors: {} added, {} already present or held out, {} samples with a castling right",
+            report.added, report.present, report.castling
+        );
+        train
+    } else {
+        train
     };
     let validation_total: usize = validation.iter().map(|(_, v)| v.len()).sum();
     if train.is_empty() || validation.iter().any(|(_, v)| v.is_empty()) {

@@ -1,0 +1,166 @@
+//! Data augmentation: training samples made from others by a symmetry of
+//! chess that keeps their labels true.
+//!
+//! Mirroring the board across the line between the d- and e-files (a-file ↔
+//! h-file) changes nothing in the game once neither side may castle: every
+//! move has its mirror image, so the mirrored position has the same value and
+//! the same result for the side to move. A net that sees both learns that
+//! symmetry instead of having to find it in twice the games. Positions with a
+//! castling right are left alone (castling is not symmetric: the king goes to
+//! g or c, and the rooks start on a and h).
+
+use std::collections::HashSet;
+
+use rayon::prelude::*;
+use shakmaty::{Bitboard, CastlingMode, Chess, EnPassantMode, Position};
+
+use crate::data::{EvalSample, PqrSample, Samples, key};
+
+/// `pos` mirrored a-file ↔ h-file, or `None` if a side may still castle.
+pub fn mirror_files(pos: &Chess) -> Option<Chess> {
+    if pos.castles().castling_rights() != Bitboard::EMPTY {
+        return None;
+    }
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    setup.board.flip_horizontal();
+    setup.ep_square = setup.ep_square.map(|sq| sq.flip_horizontal());
+    // The mirror of a legal position without castling rights is legal; a
+    // refusal here would be a bug in that reasoning, so the sample is skipped
+    // rather than trusted.
+    setup.position(CastlingMode::Standard).ok()
+}
+
+/// What [`add_mirrors`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MirrorReport {
+    /// Samples with a castling right (no mirror).
+    pub castling: usize,
+    /// Mirrors left out because the set (or `exclude`) already has that
+    /// position: symmetric positions, and mirrors of each other.
+    pub present: usize,
+    pub added: usize,
+}
+
+/// `samples` followed by the mirror of every sample that has one, except
+/// mirrors whose position is a key of `exclude` (the validation positions)
+/// or already in the set.
+pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, MirrorReport) {
+    let mut report = MirrorReport::default();
+    let mut seen: HashSet<u64> = (0..samples.len()).map(|i| key(samples.key_position(i))).collect();
+    let mut keep_new = |pos: &Option<Chess>, report: &mut MirrorReport| match pos {
+        None => {
+            report.castling += 1;
+            false
+        }
+        Some(p) => {
+            let k = key(p);
+            if exclude.contains(&k) || !seen.insert(k) {
+                report.present += 1;
+                false
+            } else {
+                report.added += 1;
+                true
+            }
+        }
+    };
+    let out = match samples {
+        Samples::Eval(mut v) => {
+            let mirrors: Vec<Option<Chess>> = v.par_iter().map(|s| mirror_files(&s.pos)).collect();
+            let mut added = Vec::new();
+            for (s, m) in v.iter().zip(&mirrors) {
+                if keep_new(m, &mut report) {
+                    let pos = m.clone().expect("kept mirrors exist");
+                    added.push(EvalSample { pos, score: s.score, result: s.result });
+                }
+            }
+            v.extend(added);
+            Samples::Eval(v)
+        }
+        Samples::Pqr(mut v) => {
+            let mirror = |s: &PqrSample| -> Option<PqrSample> {
+                Some(PqrSample { p: mirror_files(&s.p)?, q: mirror_files(&s.q)?, r: mirror_files(&s.r)? })
+            };
+            let mirrors: Vec<Option<PqrSample>> = v.par_iter().map(mirror).collect();
+            let mut added = Vec::new();
+            for m in mirrors {
+                let p = m.as_ref().map(|t| t.p.clone());
+                if keep_new(&p, &mut report) {
+                    added.push(m.expect("kept mirrors exist"));
+                }
+            }
+            v.extend(added);
+            Samples::Pqr(v)
+        }
+    };
+    (out, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+
+    use super::*;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    fn fen(p: &Chess) -> String {
+        Fen::from_position(p, EnPassantMode::Legal).to_string()
+    }
+
+    #[test]
+    fn mirrors_pieces_side_to_move_and_en_passant() {
+        // White can take en passant on d6 from e5; mirrored, from d5 to e6.
+        let p = pos("4k3/8/8/3pP3/8/8/1N6/4K3 w - d6 0 2");
+        let m = mirror_files(&p).unwrap();
+        assert_eq!(fen(&m), "3k4/8/8/3Pp3/8/8/6N1/3K4 w - e6 0 2");
+        assert_eq!(mirror_files(&m).map(|b| fen(&b)), Some(fen(&p)), "mirroring twice is the identity");
+        let ep: UciMove = "d5e6".parse().unwrap();
+        assert!(ep.to_move(&m).is_ok(), "the mirrored en-passant capture is legal");
+    }
+
+    #[test]
+    fn the_mirror_has_the_mirrored_moves() {
+        let p = pos("r5k1/1b3ppp/p7/1p6/4n3/P1N2B2/1P3PPP/3R2K1 b - - 1 24");
+        let m = mirror_files(&p).unwrap();
+        let mut a: Vec<String> =
+            p.legal_moves().iter().map(|mv| mv.to_uci(CastlingMode::Standard).to_string()).collect();
+        let flip = |uci: &str| -> String {
+            uci.chars().map(|c| if ('a'..='h').contains(&c) { (b'a' + b'h' - c as u8) as char } else { c }).collect()
+        };
+        let mut b: Vec<String> =
+            m.legal_moves().iter().map(|mv| flip(&mv.to_uci(CastlingMode::Standard).to_string())).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn positions_with_castling_rights_are_not_mirrored() {
+        assert!(mirror_files(&Chess::default()).is_none());
+        assert!(mirror_files(&pos("4k2r/8/8/8/8/8/8/4K3 b k - 0 1")).is_none());
+    }
+
+    #[test]
+    fn mirrors_are_added_once_with_their_labels_and_never_over_held_out_positions() {
+        let sample = |f: &str, score: f32| EvalSample { pos: pos(f), score, result: 1.0 };
+        let a = "4k3/8/8/8/8/8/1N6/4K3 w - - 0 1"; // mirror: 3k4/8/8/8/8/8/6N1/3K4
+        let b = "3k4/8/8/8/8/8/6N1/3K4 w - - 0 1"; // a's mirror, already present
+        let c = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"; // castling: no mirror
+        let d = "7k/8/8/8/8/8/P7/K7 w - - 0 1"; // its mirror is held out
+        let held: HashSet<u64> = [key(&pos("k7/8/8/8/8/8/7P/7K w - - 0 1"))].into();
+        let set = Samples::Eval(vec![sample(a, 50.0), sample(b, 40.0), sample(c, 30.0), sample(d, 20.0)]);
+        let (out, report) = add_mirrors(set, &held);
+        assert_eq!(report, MirrorReport { castling: 1, present: 3, added: 0 });
+        assert_eq!(out.len(), 4);
+
+        let e = "8/5k2/8/3q4/8/8/1PP5/1K6 w - - 0 40";
+        let (out, report) = add_mirrors(Samples::Eval(vec![sample(e, -300.0)]), &HashSet::new());
+        assert_eq!(report, MirrorReport { castling: 0, present: 0, added: 1 });
+        let Samples::Eval(v) = out else { unreachable!() };
+        assert_eq!(fen(&v[1].pos), "8/2k5/8/4q3/8/8/5PP1/6K1 w - - 0 40");
+        assert_eq!((v[1].score, v[1].result), (-300.0, 1.0), "a mirror keeps its sample's labels");
+    }
+}
