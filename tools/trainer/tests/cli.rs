@@ -286,3 +286,26 @@ fn filters_mixing_deduplication_and_held_out_files() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The number before " training samples" in a run's report.
+fn training_samples(text: &str) -> usize {
+    let line = text.lines().find(|l| l.contains(" training samples")).unwrap_or_else(|| panic!("{text}"));
+    line.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn mirror_adds_the_castling_free_positions_mirrored() {
+    let dir = temp_dir("mirror");
+    let data = dir.join("data.txt");
+    write_data(&data, 3_000);
+    let plain = String::from_utf8(run(train(&data, &dir.join("plain"), 1, &[])).stdout).unwrap();
+    let mirrored = String::from_utf8(run(train(&data, &dir.join("mirrored"), 1, &["--mirror"])).stdout).unwrap();
+    assert!(!plain.contains("mirrors:"), "{plain}");
+    let line = mirrored.lines().find(|l| l.starts_with("mirrors: ")).unwrap_or_else(|| panic!("{mirrored}"));
+    let counts: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    let [added, present, castling] = counts[..] else { panic!("{line}") };
+    assert!(added > 0, "random games lose their castling rights: {line}");
+    assert_eq!(added + present + castling, training_samples(&plain), "every sample is counted once: {line}");
+    assert_eq!(training_samples(&mirrored), training_samples(&plain) + added, "{mirrored}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
