@@ -55,7 +55,11 @@ cat "${pgns[@]}" > "$all"
     for opp in "${opponents[@]}"; do
         opp_name=$(engine_name "$opp")
         read -r n win loss d < <(tally "$dir/vs-$opp_name.pgn" "$me")
-        awk -v opp="$opp" -v n="$n" -v win="$win" -v loss="$loss" -v d="$d" \
+        # A built or given binary (label=/path) is named by its label: the path
+        # is this machine's build cache, which means nothing to a reader.
+        shown=$opp
+        [[ $opp == *=* ]] && shown=$opp_name
+        awk -v opp="$shown" -v n="$n" -v win="$win" -v loss="$loss" -v d="$d" \
             'BEGIN { printf "| %s | %d | %d | %d | %d | %.1f%% |\n", opp, n, win, loss, d, n ? 100 * (win + d / 2) / n : 0 }'
     done
     echo
