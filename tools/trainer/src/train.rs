@@ -166,7 +166,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
         args.seed,
         args.batch,
         args.lr
-    ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() };
+    ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() }
+        // Only when on, so that checkpoints from before the option still resume.
+        + if args.mirror { " mirror" } else { "" };
     let fresh = || {
         let net = FloatNetwork::random_bucketed(&fs, shape, args.seed);
         let model = Model::from_float(&net);

@@ -307,5 +307,8 @@ fn mirror_adds_the_castling_free_positions_mirrored() {
     assert!(added > 0, "random games lose their castling rights: {line}");
     assert_eq!(added + present + castling, training_samples(&plain), "every sample is counted once: {line}");
     assert_eq!(training_samples(&mirrored), training_samples(&plain) + added, "{mirrored}");
+    // A run folder made without mirrors refuses to go on with them.
+    let out = train(&data, &dir.join("plain"), 2, &["--mirror"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("other settings"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
