@@ -46,53 +46,48 @@ pub struct MirrorReport {
 /// or already in the set.
 pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, MirrorReport) {
     let mut report = MirrorReport::default();
-    let mut seen: HashSet<u64> = (0..samples.len()).map(|i| key(samples.key_position(i))).collect();
-    let mut keep_new = |pos: &Option<Chess>, report: &mut MirrorReport| match pos {
-        None => {
-            report.castling += 1;
-            false
-        }
-        Some(p) => {
-            let k = key(p);
-            if exclude.contains(&k) || !seen.insert(k) {
-                report.present += 1;
-                false
-            } else {
-                report.added += 1;
-                true
-            }
-        }
-    };
     let out = match samples {
         Samples::Eval(mut v) => {
-            let mirrors: Vec<Option<Chess>> = v.par_iter().map(|s| mirror_files(&s.pos)).collect();
-            let mut added = Vec::new();
-            for (s, m) in v.iter().zip(&mirrors) {
-                if keep_new(m, &mut report) {
-                    let pos = m.clone().expect("kept mirrors exist");
-                    added.push(EvalSample { pos, score: s.score, result: s.result });
-                }
-            }
-            v.extend(added);
+            let mirror =
+                |s: &EvalSample| Some(EvalSample { pos: mirror_files(&s.pos)?, score: s.score, result: s.result });
+            extend_with_mirrors(&mut v, mirror, |s| &s.pos, exclude, &mut report);
             Samples::Eval(v)
         }
         Samples::Pqr(mut v) => {
-            let mirror = |s: &PqrSample| -> Option<PqrSample> {
+            let mirror = |s: &PqrSample| {
                 Some(PqrSample { p: mirror_files(&s.p)?, q: mirror_files(&s.q)?, r: mirror_files(&s.r)? })
             };
-            let mirrors: Vec<Option<PqrSample>> = v.par_iter().map(mirror).collect();
-            let mut added = Vec::new();
-            for m in mirrors {
-                let p = m.as_ref().map(|t| t.p.clone());
-                if keep_new(&p, &mut report) {
-                    added.push(m.expect("kept mirrors exist"));
-                }
-            }
-            v.extend(added);
+            extend_with_mirrors(&mut v, mirror, |s| &s.p, exclude, &mut report);
             Samples::Pqr(v)
         }
     };
     (out, report)
+}
+
+/// Appends to `samples` the `mirror` of each of them that has one and whose
+/// key position (`key_position`) is neither in `exclude` nor in the set yet.
+fn extend_with_mirrors<T: Send + Sync>(
+    samples: &mut Vec<T>,
+    mirror: impl Fn(&T) -> Option<T> + Sync,
+    key_position: impl Fn(&T) -> &Chess,
+    exclude: &HashSet<u64>,
+    report: &mut MirrorReport,
+) {
+    let mut seen: HashSet<u64> = samples.iter().map(|s| key(key_position(s))).collect();
+    let mirrors: Vec<Option<T>> = samples.par_iter().map(&mirror).collect();
+    for m in mirrors {
+        let Some(m) = m else {
+            report.castling += 1;
+            continue;
+        };
+        let k = key(key_position(&m));
+        if exclude.contains(&k) || !seen.insert(k) {
+            report.present += 1;
+        } else {
+            report.added += 1;
+            samples.push(m);
+        }
+    }
 }
 
 #[cfg(test)]
