@@ -22,10 +22,11 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play with net v3 (research/wdl-model.md has the data and
-/// the command).
+/// Tessera's self-play with net v4, the default (research/wdl-model.md has
+/// the data and the command; refit when the default net changes, since a
+/// net's scores carry its own scale).
 pub const FITTED: WdlModel =
-    WdlModel { a: [444.182, -515.084, -28.570, 171.363], b: [174.846, -150.105, -24.685, 91.756] };
+    WdlModel { a: [355.573, -385.069, -1.321, 107.689], b: [117.322, -60.543, -5.022, 34.341] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
@@ -98,7 +99,8 @@ mod tests {
     fn the_fitted_model_depends_on_the_material() {
         let (_, draw_ending, _) = FITTED.chances(0.0, 15);
         let (_, draw_middlegame, _) = FITTED.chances(0.0, 60);
-        assert!(draw_ending > 0.7 && draw_middlegame < 0.4, "{draw_ending} {draw_middlegame}");
+        assert!(draw_ending > 0.7 && draw_middlegame < 0.5, "{draw_ending} {draw_middlegame}");
+        assert!(draw_ending > draw_middlegame + 0.3, "{draw_ending} {draw_middlegame}");
         let (win_ending, ..) = FITTED.chances(100.0, 15);
         let (win_middlegame, ..) = FITTED.chances(100.0, 60);
         assert!(win_middlegame > 2.0 * win_ending, "{win_ending} {win_middlegame}");
