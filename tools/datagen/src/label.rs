@@ -47,17 +47,41 @@ pub struct Label {
 
 pub trait Labeller: Send {
     fn label(&mut self, pos: &Chess) -> Result<Label, String>;
+
+    /// Called before the positions of each game. A labeller that keeps its
+    /// table between positions forgets it here, so that a game's labels
+    /// depend on that game only (a resumed run gives the same records).
+    fn new_game(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// When a labeller clears its search state: before every position (each
+/// label independent of the others) or only before each game (a position's
+/// search starts from what the game's earlier positions left in the hash
+/// table: about a quarter less CPU for Stockfish at depth 7 on consecutive
+/// positions of a game, and labels that see a little further).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clearing {
+    #[default]
+    EveryPosition,
+    EveryGame,
 }
 
 /// Tessera's own search, one thread, its own table.
 pub struct SelfLabeller {
     search: Search,
     budget: Budget,
+    clearing: Clearing,
 }
 
 impl SelfLabeller {
     pub fn new(budget: Budget) -> SelfLabeller {
-        SelfLabeller { search: Search::new(16), budget }
+        SelfLabeller { search: Search::new(16), budget, clearing: Clearing::EveryPosition }
+    }
+
+    pub fn clearing(self, clearing: Clearing) -> SelfLabeller {
+        SelfLabeller { clearing, ..self }
     }
 }
 
@@ -81,10 +105,17 @@ impl Labeller for SelfLabeller {
     fn label(&mut self, pos: &Chess) -> Result<Label, String> {
         let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
         let board = Board::from_fen(&fen, false).map_err(|e| e.to_string())?;
-        self.search.clear();
+        if self.clearing == Clearing::EveryPosition {
+            self.search.clear();
+        }
         let result = search_within(&mut self.search, &board, self.budget);
         let score = (result.score.abs() < MATE_BOUND).then_some(result.score);
         Ok(Label { score, best: result.best })
+    }
+
+    fn new_game(&mut self) -> Result<(), String> {
+        self.search.clear();
+        Ok(())
     }
 }
 
@@ -92,6 +123,7 @@ impl Labeller for SelfLabeller {
 pub struct UciLabeller {
     engine: UciEngine,
     budget: Budget,
+    clearing: Clearing,
 }
 
 impl UciLabeller {
@@ -101,14 +133,20 @@ impl UciLabeller {
 
     /// Starts `engine` with UCI `options` (`(name, value)`), e.g. a small `Hash`.
     pub fn start_with(engine: &Path, options: &[(String, String)], budget: Budget) -> Result<UciLabeller, String> {
-        Ok(UciLabeller { engine: UciEngine::start(engine, options)?, budget })
+        Ok(UciLabeller { engine: UciEngine::start(engine, options)?, budget, clearing: Clearing::EveryPosition })
+    }
+
+    pub fn clearing(self, clearing: Clearing) -> UciLabeller {
+        UciLabeller { clearing, ..self }
     }
 }
 
 impl Labeller for UciLabeller {
     fn label(&mut self, pos: &Chess) -> Result<Label, String> {
         let fen = Fen::from_position(pos, EnPassantMode::Legal);
-        self.engine.send("ucinewgame")?;
+        if self.clearing == Clearing::EveryPosition {
+            self.engine.send("ucinewgame")?;
+        }
         let go = match self.budget {
             Budget::Depth(d) => format!("depth {d}"),
             Budget::Nodes(n) => format!("nodes {n}"),
@@ -122,12 +160,16 @@ impl Labeller for UciLabeller {
         let best = report.best.and_then(|m| m.parse::<UciMove>().ok()).and_then(|m| m.to_move(pos).ok());
         Ok(Label { score, best })
     }
+
+    fn new_game(&mut self) -> Result<(), String> {
+        self.engine.send("ucinewgame")
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
+    use shakmaty::{CastlingMode, Position};
     use std::path::PathBuf;
 
     #[test]
@@ -145,6 +187,46 @@ mod tests {
             .unwrap();
         let label = labeller.label(&queen_up).unwrap();
         assert!(label.score.unwrap() < -400, "{label:?}");
+    }
+
+    /// Positions of one game, in order.
+    fn game_positions() -> Vec<Chess> {
+        let mut pos = Chess::default();
+        let mut positions = vec![];
+        for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7"] {
+            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            positions.push(pos.clone());
+        }
+        positions
+    }
+
+    fn labels(labeller: &mut dyn Labeller, positions: &[Chess]) -> Vec<Label> {
+        labeller.new_game().unwrap();
+        positions.iter().map(|p| labeller.label(p).unwrap()).collect()
+    }
+
+    /// With the table kept between a game's positions, a game's labels still
+    /// depend on that game only: `new_game` clears what the last one left.
+    #[test]
+    fn labels_kept_within_a_game_repeat_after_new_game() {
+        let positions = game_positions();
+        let other: Vec<Chess> = game_positions().into_iter().rev().collect();
+        let mut own = SelfLabeller::new(Budget::Depth(5)).clearing(Clearing::EveryGame);
+        let first = labels(&mut own, &positions);
+        labels(&mut own, &other);
+        assert_eq!(labels(&mut own, &positions), first);
+        assert!(first.iter().all(|l| l.score.is_some() && l.best.is_some()));
+
+        let stockfish = ["/usr/games/stockfish", "/usr/bin/stockfish"].into_iter().find(|p| Path::new(p).exists());
+        let Some(stockfish) = stockfish else {
+            eprintln!("skipping the UCI half: no stockfish installed");
+            return;
+        };
+        let mut uci = UciLabeller::start(Path::new(stockfish), Budget::Depth(6)).unwrap().clearing(Clearing::EveryGame);
+        let first = labels(&mut uci, &positions);
+        labels(&mut uci, &other);
+        assert_eq!(labels(&mut uci, &positions), first);
     }
 
     /// Drives the engine's own binary over UCI, as it would drive stockfish.

@@ -226,6 +226,9 @@ pub fn play_game(
     }
     let mut records = Vec::with_capacity(kept.len());
     let mut labeller = labeller;
+    if let Some(labeller) = labeller.as_deref_mut() {
+        labeller.new_game()?;
+    }
     for (pos, cp) in kept {
         let score = match labeller.as_deref_mut() {
             None => cp,

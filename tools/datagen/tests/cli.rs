@@ -99,6 +99,19 @@ fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
         ],
     );
     assert!(!sampled.is_empty() && sampled.len() <= 18, "at most 3 a game: {}", sampled.len());
+    // A labeller that keeps its hash table within each game resumes to the
+    // same records too (the table is cleared at every game).
+    let kept = killed_and_resumed(
+        "keep-hash",
+        &["--nodes", "300", "--book", &book, "--random-plies", "1-3", "--per-game", "3", "--label-depth", "4", "--label-keep-hash"],
+    );
+    assert!(!kept.is_empty() && kept.len() <= 18, "{}", kept.len());
+    let out = Command::new(DATAGEN)
+        .args(["selfplay", "-o", &dir.join("y.bin").display().to_string(), "--label-keep-hash"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--label-keep-hash needs a labeller"));
     // Bad values are refused with the flag's name.
     for (flag, value) in [("--random-plies", "5-2"), ("--per-game", "0"), ("--random-move-prob", "2")] {
         let out = Command::new(DATAGEN)
