@@ -266,7 +266,9 @@ impl PlayArgs {
         let clearing = if self.label_keep_hash { Clearing::EveryGame } else { Clearing::EveryPosition };
         let labeller: Option<Box<dyn Labeller>> = match (self.label_budget()?, &self.label_engine) {
             (None, _) if self.label_keep_hash => {
-                return Err("--label-keep-hash needs a labeller (--label-engine, --label-depth or --label-nodes)".into());
+                return Err(
+                    "--label-keep-hash needs a labeller (--label-engine, --label-depth or --label-nodes)".into()
+                );
             }
             (None, _) => None,
             (Some(budget), Some(path)) => Some(Box::new(

@@ -103,7 +103,19 @@ fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
     // same records too (the table is cleared at every game).
     let kept = killed_and_resumed(
         "keep-hash",
-        &["--nodes", "300", "--book", &book, "--random-plies", "1-3", "--per-game", "3", "--label-depth", "4", "--label-keep-hash"],
+        &[
+            "--nodes",
+            "300",
+            "--book",
+            &book,
+            "--random-plies",
+            "1-3",
+            "--per-game",
+            "3",
+            "--label-depth",
+            "4",
+            "--label-keep-hash",
+        ],
     );
     assert!(!kept.is_empty() && kept.len() <= 18, "{}", kept.len());
     let out = Command::new(DATAGEN)
