@@ -114,7 +114,10 @@ impl Labeller for SelfLabeller {
     }
 
     fn new_game(&mut self) -> Result<(), String> {
-        self.search.clear();
+        // Cleared before every label otherwise: once is enough.
+        if self.clearing == Clearing::EveryGame {
+            self.search.clear();
+        }
         Ok(())
     }
 }
@@ -162,7 +165,11 @@ impl Labeller for UciLabeller {
     }
 
     fn new_game(&mut self) -> Result<(), String> {
-        self.engine.send("ucinewgame")
+        // Sent before every label otherwise: once is enough.
+        if self.clearing == Clearing::EveryGame {
+            self.engine.send("ucinewgame")?;
+        }
+        Ok(())
     }
 }
 
