@@ -1,6 +1,7 @@
 //! Training data for Tessera: the 32-byte binary record, the text
 //! interchange format, and files of either that survive a kill.
 
+pub mod agreement;
 pub mod book;
 pub mod fenlist;
 pub mod filter;

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::filter::{Filter, FilterCounts};
@@ -118,6 +119,19 @@ enum Command {
         nodes: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// How close the labels of each CANDIDATE come to those of --reference
+    /// on the positions they all hold (mean squared difference of win
+    /// probabilities, with its standard error, and the paired difference
+    /// from the first candidate): a screen for labelling recipes.
+    Agree {
+        #[arg(required = true, num_args = 1..)]
+        candidates: Vec<PathBuf>,
+        #[arg(long)]
+        reference: PathBuf,
+        /// Centipawns of the win probability 1 / (1 + exp(-cp / scale)).
+        #[arg(long, default_value_t = 400.0)]
+        scale: f64,
     },
     /// Count, result balance, score histogram and pieces on board (of the
     /// records that pass the filters).
@@ -525,6 +539,27 @@ fn run(args: Args) -> Result<Outcome, String> {
             }
             writer.sync()?;
             println!("wrote {} shuffled records to {}", records.len(), output.display());
+        }
+        Command::Agree { candidates, reference, scale } => {
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(format!("--scale must be a positive number of centipawns, not {scale}"));
+            }
+            let load = |path: &Path| -> Result<Labels, String> {
+                let mut labels = Labels::default();
+                report(&read_records(path, |r| labels.add(&r))?);
+                Ok(labels)
+            };
+            let reference_labels = load(&reference)?;
+            let candidate_labels = candidates.iter().map(|c| load(c)).collect::<Result<Vec<_>, _>>()?;
+            let agreement = measure(&reference_labels, &candidate_labels, scale);
+            if agreement.shared == 0 {
+                return Err(format!(
+                    "no position is held by {} and every candidate: compare labellings of the same positions",
+                    reference.display()
+                ));
+            }
+            let names: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
+            print!("{}", agreement.table(&names));
         }
         Command::Stats { inputs, filter } => {
             let mut stats = Stats::default();

@@ -1,6 +1,6 @@
 //! The datagen tool as a user runs it: self-play killed and resumed, Ctrl-C,
-//! PGN sampling with labels and as PQR triplets, FEN lists, convert, shuffle
-//! and stats.
+//! PGN sampling with labels and as PQR triplets, FEN lists, convert, shuffle,
+//! stats and agree.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -412,5 +412,42 @@ fn uci_selfplay_is_reproducible_resumable_and_refuses_bad_engines() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&bad_option.stderr).contains("expected NAME=VALUE"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn agree_ranks_labellings_of_the_same_positions_and_refuses_disjoint_ones() {
+    let dir = temp_dir("agree");
+    let p = |x: &Path| x.display().to_string();
+    let write = |name: &str, lines: &[(&str, i32)]| {
+        let path = dir.join(name);
+        let text: String = lines.iter().map(|(fen, cp)| format!("{fen} | {cp} | 0.5\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    const A: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    const B: &str = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+    const C: &str = "4k3/8/8/8/8/8/8/4K2R b K - 0 1";
+    let reference = write("deep.txt", &[(A, 20), (B, 700), (C, 650)]);
+    let close = write("close.txt", &[(A, 30), (B, 690), (C, 600)]);
+    // Far off at the start position, and without C: only A and B are shared.
+    let far = write("far.txt", &[(A, 300), (B, 900)]);
+    let out = run(&["agree", &p(&close), &p(&far), "--reference", &p(&reference)]).stdout;
+    let table = String::from_utf8_lossy(&out);
+    assert!(table.contains("positions held by the reference and every candidate: 2"), "{table}");
+    let row = |name: &str| table.lines().find(|l| l.contains(name)).unwrap().to_string();
+    assert!(row("close.txt").contains("| 10.0 | —"), "{table}");
+    assert!(row("far.txt").contains("| 240.0 | +0.0"), "{table}");
+
+    let disjoint = write("disjoint.txt", &[(C, 0)]);
+    let refused = Command::new(DATAGEN).args(["agree", &p(&far), "--reference", &p(&disjoint)]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("no position is held by"), "{stderr}");
+    let refused = Command::new(DATAGEN)
+        .args(["agree", &p(&close), "--reference", &p(&reference), "--scale", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("--scale must be a positive"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
