@@ -63,7 +63,7 @@ cat "${pgns[@]}" > "$all"
             'BEGIN { printf "| %s | %d | %d | %d | %d | %.1f%% |\n", opp, n, win, loss, d, n ? 100 * (win + d / 2) / n : 0 }'
     done
     echo
-    echo "Command: \`tournaments/gauntlet.sh $args\`"
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/gauntlet.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

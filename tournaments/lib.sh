@@ -186,6 +186,17 @@ hardware() {
     echo "${cpu:-unknown CPU}, $(nproc) cores"
 }
 
+# The settings among VAR… that the caller's environment gave, as `VAR=value `
+# words to put before a command line, so that a result's "Command:" line replays
+# the run (an SPRT's ELO1, a book) and not the scripts' defaults.
+settings_used() { # VAR…
+    local var
+    for var in "$@"; do
+        [ -n "${!var:-}" ] && printf '%s=%q ' "$var" "${!var}"
+    done
+    return 0
+}
+
 engine_commit() { echo "${ENGINE_COMMIT:-$(git -C "$TOURNAMENTS" rev-parse --short HEAD 2>/dev/null || echo unknown)}"; }
 
 # Ordo ratings of a PGN as a markdown table; ANCHOR is fixed at 0.

@@ -59,6 +59,6 @@ fi
     echo "| median depth | $(median_depth "$pgn") |"
     common_rows "$tc"
     echo
-    echo "Command: \`tournaments/match.sh $*\`"
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES OPTIONS_A OPTIONS_B)tournaments/match.sh $*\`"
 } > "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -44,7 +44,7 @@ cat "${pgns[@]}" > "$all"
     echo
     ordo_table "$all" "${names[0]}"
     echo
-    echo "Command: \`tournaments/roundrobin.sh $args\`"
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/roundrobin.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -42,7 +42,7 @@ set_game_args "$tc" "$book"
     -repeat -games 2 -rounds $((max / 2)) -sprt $sprt \
     -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn" -ratinginterval 50 | tee "$log"
 
-verdict=$(grep '^SPRT:' "$log" | tail -1)
+verdict=$(grep '^SPRT:' "$log" | tail -1 || true)  # none when cutechess was stopped early
 case "$verdict" in
     *"H1 was accepted"*) outcome="H1 accepted: $(engine_name "$new") is stronger (at least elo1 better is likely)" ;;
     *"H0 was accepted"*) outcome="H0 accepted: $(engine_name "$new") is not elo1 stronger" ;;
@@ -68,6 +68,6 @@ esac
     echo
     ordo_table "$pgn" "$(engine_name "$base")"
     echo
-    echo "Command: \`tournaments/sprt.sh $args\`"
+    echo "Command: \`$(settings_used ELO0 ELO1 ALPHA BETA MAX_GAMES BOOK BOOK_PLIES CONCURRENCY)tournaments/sprt.sh $args\`"
 } > "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -355,3 +355,29 @@ def test_a_short_game_against_fairymax(engine_bin):
     finally:
         tessera.quit()
         fairymax.quit()
+
+
+def test_a_result_records_the_settings_its_run_was_given(tmp_path):
+    # An SPRT with elo1 = 10 (not the script's 5) and a book path with a space:
+    # the result's Command line must replay that run, not the defaults.
+    fake = tmp_path / "cutechess"
+    fake.write_text(ARGV_CUTECHESS)
+    fake.chmod(0o755)
+    book = tmp_path / "a book.epd"
+    book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")
+    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(tmp_path / "argv"), "BOOK": str(book),
+           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "ELO1": "10", "MAX_GAMES": "400"}
+    out = run([str(T / "sprt.sh"), "s", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    result = (tmp_path / "results" / "s.md").read_text()
+    assert "| SPRT | elo0=0 elo1=10 alpha=0.05 beta=0.05 |" in result
+    # cutechess ended without a verdict (stopped early): the table says so.
+    assert "| outcome | no decision after 0 games |" in result
+    command = next(line for line in result.splitlines() if line.startswith("Command:"))
+    book_word = str(book).replace(" ", "\\ ")
+    assert command == f"Command: `ELO1=10 MAX_GAMES=400 BOOK={book_word} tournaments/sprt.sh s nodes=100 a=/bin/true b=/bin/true`"
+    # A run without those settings says nothing of them.
+    env = {k: v for k, v in env.items() if k not in ("ELO1", "MAX_GAMES")}
+    run([str(T / "sprt.sh"), "s", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    command = next(line for line in (tmp_path / "results" / "s.md").read_text().splitlines() if line.startswith("Command:"))
+    assert command.startswith(f"Command: `BOOK={book_word} tournaments/sprt.sh s ")
