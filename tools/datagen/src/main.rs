@@ -547,6 +547,7 @@ fn run(args: Args) -> Result<Outcome, String> {
             let load = |path: &Path| -> Result<Labels, String> {
                 let mut labels = Labels::default();
                 report(&read_records(path, |r| labels.add(&r))?);
+                println!("{}: {} records, {} distinct positions", path.display(), labels.records, labels.positions());
                 Ok(labels)
             };
             let reference_labels = load(&reference)?;

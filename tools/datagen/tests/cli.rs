@@ -435,7 +435,8 @@ fn agree_ranks_labellings_of_the_same_positions_and_refuses_disjoint_ones() {
     let out = run(&["agree", &p(&close), &p(&far), "--reference", &p(&reference)]).stdout;
     let table = String::from_utf8_lossy(&out);
     assert!(table.contains("positions held by the reference and every candidate: 2"), "{table}");
-    let row = |name: &str| table.lines().find(|l| l.contains(name)).unwrap().to_string();
+    assert!(table.contains("far.txt: 2 records, 2 distinct positions"), "{table}");
+    let row = |name: &str| table.lines().find(|l| l.starts_with("| ") && l.contains(name)).unwrap().to_string();
     assert!(row("close.txt").contains("| 10.0 | —"), "{table}");
     assert!(row("far.txt").contains("| 240.0 | +0.0"), "{table}");
 
