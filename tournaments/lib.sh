@@ -357,7 +357,11 @@ common_rows() { # tc
     margin=$(time_margin "$1")
     [ "$margin" = 0 ] || grace=" (a $margin ms grace before a time forfeit)"
     echo "| time control | $1$grace, ${CONCURRENCY:-2} games at a time |"
-    echo "| book | $(basename "$(find_book)"), ${BOOK_PLIES:-16} plies, random order, each opening with both colours |"
+    local book plies=""
+    book=$(find_book)
+    # An EPD book's lines are positions: the ply limit applies to PGN games only.
+    [ "$(book_format "$book")" = epd ] || plies=", ${BOOK_PLIES:-16} plies"
+    echo "| book | $(basename "$book")$plies, random order, each opening with both colours |"
     echo "| hardware | $(hardware) |"
     echo "| commit | $(engine_commit) |"
     echo "| date | $(date -u +%Y-%m-%d) |"

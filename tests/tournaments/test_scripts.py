@@ -373,6 +373,8 @@ def test_a_result_records_the_settings_its_run_was_given(tmp_path):
     assert "| SPRT | elo0=0 elo1=10 alpha=0.05 beta=0.05 |" in result
     # cutechess ended without a verdict (stopped early): the table says so.
     assert "| outcome | no decision after 0 games |" in result
+    # An EPD book holds positions: no ply count in its row.
+    assert "| book | a book.epd, random order, each opening with both colours |" in result
     command = next(line for line in result.splitlines() if line.startswith("Command:"))
     book_word = str(book).replace(" ", "\\ ")
     assert command == f"Command: `ELO1=10 MAX_GAMES=400 BOOK={book_word} tournaments/sprt.sh s nodes=100 a=/bin/true b=/bin/true`"
