@@ -87,23 +87,20 @@ pub fn measure(reference: &Labels, candidates: &[Labels], scale: f64) -> Agreeme
     // A fixed order, so that the sums (and the printed digits) do not depend
     // on the hash map's.
     shared.sort_unstable();
-    let errors: Vec<Vec<f64>> = candidates
+    // Each candidate's score beside the reference's, position by position.
+    let pairs: Vec<Vec<(i16, i16)>> =
+        candidates.iter().map(|c| shared.iter().map(|(key, r)| (c.by_position[key], *r)).collect()).collect();
+    let errors: Vec<Vec<f64>> = pairs
         .iter()
-        .map(|c| {
-            shared
-                .iter()
-                .map(|(key, r)| (win_probability(c.by_position[key], scale) - win_probability(*r, scale)).powi(2))
-                .collect()
-        })
+        .map(|p| p.iter().map(|&(c, r)| (win_probability(c, scale) - win_probability(r, scale)).powi(2)).collect())
         .collect();
-    let rows = candidates
+    let rows = pairs
         .iter()
         .zip(&errors)
         .enumerate()
-        .map(|(i, (c, e))| Row {
+        .map(|(i, (p, e))| Row {
             squared: Estimate::of(e),
-            abs_cp: shared.iter().map(|(key, r)| (c.by_position[key] as f64 - *r as f64).abs()).sum::<f64>()
-                / shared.len().max(1) as f64,
+            abs_cp: p.iter().map(|&(c, r)| (c as f64 - r as f64).abs()).sum::<f64>() / p.len().max(1) as f64,
             against_first: (i > 0).then(|| {
                 let paired: Vec<f64> = e.iter().zip(&errors[0]).map(|(a, b)| a - b).collect();
                 Estimate::of(&paired)

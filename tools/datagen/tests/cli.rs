@@ -79,44 +79,16 @@ fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
     )
     .unwrap();
     let book = book.display().to_string();
+    let sampled_args =
+        ["--nodes", "300", "--book", &book, "--random-plies", "1-3", "--per-game", "3", "--label-depth", "4"];
     let sampled = killed_and_resumed(
         "per-game",
-        &[
-            "--nodes",
-            "300",
-            "--book",
-            &book,
-            "--random-plies",
-            "1-3",
-            "--random-move-prob",
-            "0.05",
-            "--multipv-pick",
-            "2",
-            "--per-game",
-            "3",
-            "--label-depth",
-            "4",
-        ],
+        &[&sampled_args[..], &["--random-move-prob", "0.05", "--multipv-pick", "2"]].concat(),
     );
     assert!(!sampled.is_empty() && sampled.len() <= 18, "at most 3 a game: {}", sampled.len());
     // A labeller that keeps its hash table within each game resumes to the
     // same records too (the table is cleared at every game).
-    let kept = killed_and_resumed(
-        "keep-hash",
-        &[
-            "--nodes",
-            "300",
-            "--book",
-            &book,
-            "--random-plies",
-            "1-3",
-            "--per-game",
-            "3",
-            "--label-depth",
-            "4",
-            "--label-keep-hash",
-        ],
-    );
+    let kept = killed_and_resumed("keep-hash", &[&sampled_args[..], &["--label-keep-hash"]].concat());
     assert!(!kept.is_empty() && kept.len() <= 18, "{}", kept.len());
     let out = Command::new(DATAGEN)
         .args(["selfplay", "-o", &dir.join("y.bin").display().to_string(), "--label-keep-hash"])
