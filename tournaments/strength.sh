@@ -113,7 +113,7 @@ score_of() { # pgn player -> "wins–losses–draws (score%)"
         echo "| $elo | $(rating_of "$elo") | ${cells%; } |"
     done
     echo
-    echo "Command: \`tournaments/strength.sh $args\`"
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/strength.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

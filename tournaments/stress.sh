@@ -84,6 +84,6 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/nul
     echo "| wall time | ${seconds} s |"
     common_rows "$tc"
     echo
-    echo "Command: \`tournaments/stress.sh $*\`$([ ${#options[@]} -gt 0 ] && echo " (with ${options[*]/#option./-o })")"
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $*\`$([ ${#options[@]} -gt 0 ] && echo " (with ${options[*]/#option./-o })")"
 } >"$RESULTS/$name.md"
 cat "$RESULTS/$name.md"
