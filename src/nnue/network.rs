@@ -105,6 +105,30 @@ impl FloatNetwork {
         out * DEFAULT_SCALES.output_cp as f32
     }
 
+    /// The float network a quantized file stands for: every integer divided
+    /// by its scale, the inverse of [`FloatNetwork::quantize`] (so quantizing
+    /// the result gives the file's tensors back). The trainer starts from it
+    /// with `--init`, so a committed net can seed the next one.
+    pub fn dequantize(file: &NetFile) -> FloatNetwork {
+        let s = file.scales;
+        let t = &file.tensors;
+        let ft = |v: &[i16]| v.iter().map(|&x| f32::from(x) / s.ft as f32).collect();
+        let weight = |v: &[i8]| v.iter().map(|&x| f32::from(x) / s.weight as f32).collect();
+        let bias = |v: &[i32]| v.iter().map(|&x| x as f32 / (s.ft * s.weight) as f32).collect();
+        FloatNetwork {
+            features: file.features.clone(),
+            shape: file.shape,
+            ft_bias: ft(&t.ft_bias),
+            ft_weights: ft(&t.ft_weights),
+            hidden_bias: bias(&t.hidden_bias),
+            hidden_weights: weight(&t.hidden_weights),
+            hidden2_bias: bias(&t.hidden2_bias),
+            hidden2_weights: weight(&t.hidden2_weights),
+            output_bias: bias(&t.output_bias),
+            output_weights: weight(&t.output_weights),
+        }
+    }
+
     /// Stockfish's quantization (design.md §3).
     pub fn quantize(&self, description: &str) -> NetFile {
         let s = DEFAULT_SCALES;

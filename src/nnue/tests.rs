@@ -111,6 +111,25 @@ fn quantized_agrees_with_float_reference() {
 }
 
 #[test]
+fn dequantized_net_quantizes_back_to_the_same_file() {
+    for (expr, hidden2, buckets) in [("all", 0, 1), ("ka", 16, 1), ("kb4", 8, 4)] {
+        let (_, bytes) = random_bucketed(expr, hidden2, buckets);
+        let file = NetFile::parse(&bytes).unwrap();
+        let float = FloatNetwork::dequantize(&file);
+        assert_eq!(float.shape, file.shape);
+        assert_eq!(float.features, file.features);
+        assert_eq!(float.quantize(&file.description), file, "{expr}");
+        // And it plays as the file does, up to the float reference's rounding.
+        let fs: FeatureSet = expr.parse().unwrap();
+        let net = Network::from_bytes(&bytes).unwrap();
+        for pos in positions() {
+            let (f, q) = (float.evaluate(&fs, &pos), net.evaluate_position(&pos) as f32);
+            assert!((f - q).abs() <= 10.0 + 0.02 * f.abs(), "{expr}: dequantized {f} quantized {q}");
+        }
+    }
+}
+
+#[test]
 fn scalar_and_avx2_evaluate_identically() {
     for (expr, hidden2, buckets) in [("all", 0, 1), ("kp+ph", 32, 1), ("all", 0, 8), ("kb8", 32, 3)] {
         let (_, bytes) = random_bucketed(expr, hidden2, buckets);

@@ -175,6 +175,12 @@ pub struct Args {
     /// Where to write the net (default: the run folder, named after the net).
     #[arg(long)]
     pub net: Option<PathBuf>,
+    /// Start from this net's weights (`.nnue`, or zstd-compressed) instead of
+    /// random ones: a committed net seeds the next one, so what it learnt
+    /// from data that is gone is not lost. Its feature set and shape must be
+    /// the run's. A checkpoint in --out still resumes first.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
     /// Start over even if the run folder holds a checkpoint.
     #[arg(long)]
     pub fresh: bool,

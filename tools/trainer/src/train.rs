@@ -8,7 +8,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use tessera::features::FeatureSet;
-use tessera::nnue::format::Shape;
+use tessera::nnue::format::{NetFile, Shape};
 use tessera::nnue::network::{FloatNetwork, Network};
 
 use crate::augment;
@@ -37,6 +37,34 @@ pub fn net_name(features: &str, shape: Shape) -> String {
     format!("{features}_{}.nnue", shape.short_name())
 }
 
+/// The weights of `--init`: a `.nnue` file (or its zstd), which must be of
+/// the run's feature set and shape, turned back into floats; with its
+/// content hash, which the checkpoint's fingerprint records.
+fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(FloatNetwork, String), Error> {
+    let read = std::fs::read(path).map_err(|e| format!("--init: cannot read {}: {e}", path.display()))?;
+    let bytes = if read.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        zstd::decode_all(read.as_slice()).map_err(|e| format!("--init: {}: bad zstd: {e}", path.display()))?
+    } else {
+        read
+    };
+    let file = NetFile::parse(&bytes).map_err(|e| format!("--init: {}: {e}", path.display()))?;
+    let same_features = file.features.parse::<FeatureSet>().is_ok_and(|f| f.expression() == fs.expression());
+    if !same_features || file.shape != shape {
+        return Err(format!(
+            "--init: {} is a '{}' {} net; this run trains a '{}' {} net (set --features, --ft, --hidden, \
+             --hidden2 and --output-buckets to match it)",
+            path.display(),
+            file.features,
+            file.shape.short_name(),
+            fs.expression(),
+            shape.short_name()
+        )
+        .into());
+    }
+    println!("starting from {} ({}): {}", path.display(), NetFile::content_hash(&bytes), file.description);
+    Ok((FloatNetwork::dequantize(&file), NetFile::content_hash(&bytes)))
+}
+
 pub fn run(args: &Args) -> Result<(), Error> {
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
@@ -54,6 +82,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         hidden2: args.hidden2,
         buckets: args.output_buckets as usize,
     };
+    let init = args.init.as_deref().map(|path| starting_net(path, &fs, shape)).transpose()?;
     let method = match args.method {
         MethodArg::Eval => Method::Eval,
         MethodArg::Pqr => Method::Pqr,
@@ -168,9 +197,13 @@ pub fn run(args: &Args) -> Result<(), Error> {
         args.lr
     ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() }
         // Only when on, so that checkpoints from before the option still resume.
-        + if args.mirror { " mirror" } else { "" };
+        + if args.mirror { " mirror" } else { "" }
+        + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"));
     let fresh = || {
-        let net = FloatNetwork::random_bucketed(&fs, shape, args.seed);
+        let net = match &init {
+            Some((net, _)) => net.clone(),
+            None => FloatNetwork::random_bucketed(&fs, shape, args.seed),
+        };
         let model = Model::from_float(&net);
         let adam = Adam::new(adam_config, model.layout.total);
         (model, adam, 0, Vec::new())

@@ -66,9 +66,14 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn train(data: &Path, out: &Path, epochs: usize, extra: &[&str]) -> Command {
+    train_at(data, out, epochs, "2e-3", extra)
+}
+
+/// [`train`] with another learning rate.
+fn train_at(data: &Path, out: &Path, epochs: usize, lr: &str, extra: &[&str]) -> Command {
     let mut cmd = Command::new(TRAINER);
     cmd.arg("--data").arg(data).arg("--out").arg(out);
-    cmd.args(["--ft", "32", "--hidden", "8", "--batch", "256", "--lr", "2e-3", "--validation-permille", "100"]);
+    cmd.args(["--ft", "32", "--hidden", "8", "--batch", "256", "--lr", lr, "--validation-permille", "100"]);
     cmd.args(["--epochs", &epochs.to_string(), "--threads", "2"]).args(extra);
     cmd
 }
@@ -145,6 +150,50 @@ fn trains_resumes_after_kill_and_reproduces() {
     let other = dir.join("other");
     run(train(&data, &other, 1, &["--seed", "7"]));
     assert_ne!(tensors(&other.join("all_32x2-8-1.nnue")), tensors(&net_path));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn init_starts_from_a_net_and_refuses_another_shape() {
+    let dir = temp_dir("init");
+    let data = dir.join("data.txt");
+    write_data(&data, 5_000);
+    let first = dir.join("first");
+    run(train(&data, &first, 2, &[]));
+    let net = first.join("all_32x2-8-1.nnue");
+
+    // A learning rate too small to move any weight by a quantization step:
+    // the net comes back as it went in, so training started from it.
+    let again = dir.join("again");
+    let out = run(train_at(&data, &again, 1, "1e-12", &["--init", net.to_str().unwrap()]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("starting from"));
+    assert_eq!(tensors(&again.join("all_32x2-8-1.nnue")), tensors(&net));
+    // The same from the zstd of the file.
+    let packed = dir.join("first.nnue.zst");
+    std::fs::write(&packed, zstd::encode_all(std::fs::read(&net).unwrap().as_slice(), 3).unwrap()).unwrap();
+    let zst = dir.join("zst");
+    run(train_at(&data, &zst, 1, "1e-12", &["--init", packed.to_str().unwrap()]));
+    assert_eq!(tensors(&zst.join("all_32x2-8-1.nnue")), tensors(&net));
+    // Without --init, the same run starts from random weights.
+    let random = dir.join("random");
+    run(train_at(&data, &random, 1, "1e-12", &[]));
+    assert_ne!(tensors(&random.join("all_32x2-8-1.nnue")), tensors(&net));
+
+    // Another shape or feature set, or a file that is no net: refused, with the reason.
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--init", net.to_str().unwrap(), "--hidden2", "4"],
+            "is a 'all' 32x2-8-1 net; this run trains a 'all' 32x2-8-4-1 net",
+        ),
+        (&["--init", net.to_str().unwrap(), "--features", "ka"], "this run trains a 'ka'"),
+        (&["--init", data.to_str().unwrap()], "not a Tessera net file"),
+    ];
+    for (extra, why) in cases {
+        let out = train(&data, &dir.join("refused"), 1, extra).output().unwrap();
+        assert!(!out.status.success(), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{extra:?}: {err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
