@@ -8,12 +8,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use tessera::nnue::format::ZSTD_MAGIC;
+
 use crate::record::{RECORD_SIZE, Record};
 
 /// A text file's contents, decompressed when it starts with zstd's magic.
 pub fn open_text(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
     let mut file = BufReader::new(File::open(path)?);
-    let zstd = file.fill_buf()?.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    let zstd = file.fill_buf()?.starts_with(ZSTD_MAGIC);
     Ok(if zstd { Box::new(BufReader::new(zstd::Decoder::with_buffer(file)?)) } else { Box::new(file) })
 }
 

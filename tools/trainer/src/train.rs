@@ -8,7 +8,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use tessera::features::FeatureSet;
-use tessera::nnue::format::{NetFile, Shape};
+use tessera::nnue::format::{NetFile, Shape, ZSTD_MAGIC};
 use tessera::nnue::network::{FloatNetwork, Network};
 
 use crate::augment;
@@ -42,7 +42,7 @@ pub fn net_name(features: &str, shape: Shape) -> String {
 /// content hash, which the checkpoint's fingerprint records.
 fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(FloatNetwork, String), Error> {
     let read = std::fs::read(path).map_err(|e| format!("--init: cannot read {}: {e}", path.display()))?;
-    let bytes = if read.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    let bytes = if read.starts_with(ZSTD_MAGIC) {
         zstd::decode_all(read.as_slice()).map_err(|e| format!("--init: {}: bad zstd: {e}", path.display()))?
     } else {
         read
@@ -61,8 +61,9 @@ fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(FloatNetw
         )
         .into());
     }
-    println!("starting from {} ({}): {}", path.display(), NetFile::content_hash(&bytes), file.description);
-    Ok((FloatNetwork::dequantize(&file), NetFile::content_hash(&bytes)))
+    let hash = NetFile::content_hash(&bytes);
+    println!("starting from {} ({hash}): {}", path.display(), file.description);
+    Ok((FloatNetwork::dequantize(&file), hash))
 }
 
 pub fn run(args: &Args) -> Result<(), Error> {
