@@ -22,7 +22,7 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play with net v4, the default (research/wdl-model.md has
+/// Tessera's self-play with net v4, the default then (research/wdl-model.md has
 /// the data and the command; refit when the default net changes, since a
 /// net's scores carry its own scale).
 pub const FITTED: WdlModel =
