@@ -22,11 +22,11 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play with net v4, the default then (research/wdl-model.md has
+/// Tessera's self-play with net v6, the default (research/wdl-model.md has
 /// the data and the command; refit when the default net changes, since a
 /// net's scores carry its own scale).
 pub const FITTED: WdlModel =
-    WdlModel { a: [355.573, -385.069, -1.321, 107.689], b: [117.322, -60.543, -5.022, 34.341] };
+    WdlModel { a: [280.429, -273.859, 20.281, 53.384], b: [63.117, 29.416, -25.437, 15.780] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
