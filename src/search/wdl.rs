@@ -25,8 +25,7 @@ pub struct WdlModel {
 /// Tessera's self-play with net v6, the default (research/wdl-model.md has
 /// the data and the command; refit when the default net changes, since a
 /// net's scores carry its own scale).
-pub const FITTED: WdlModel =
-    WdlModel { a: [280.429, -273.859, 20.281, 53.384], b: [63.117, 29.416, -25.437, 15.780] };
+pub const FITTED: WdlModel = WdlModel { a: [280.429, -273.859, 20.281, 53.384], b: [63.117, 29.416, -25.437, 15.780] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
