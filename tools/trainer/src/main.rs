@@ -135,6 +135,10 @@ pub struct Args {
     /// Learning-rate factor per epoch for the step schedule.
     #[arg(long, default_value_t = 0.99)]
     pub gamma: f32,
+    /// Ramp the learning rate up linearly over this many batches (0: none);
+    /// for runs that start from a trained net (--init).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
     /// Final learning rate of the cosine schedule, as a fraction of --lr.
     #[arg(long, default_value_t = 0.05)]
     pub cosine_floor: f32,

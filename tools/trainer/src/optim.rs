@@ -100,6 +100,15 @@ impl Schedule {
     }
 }
 
+/// The share of the scheduled rate at optimizer step `step` (1-based) of a
+/// run that ramps it up linearly over its first `warmup` steps (0: none).
+/// A run from a trained net needs it: Adam's first steps move every weight
+/// by about the full rate whatever its gradient, before the moment estimates
+/// know which weights matter, and that shakes what the net already knows.
+pub fn warmup_factor(step: u64, warmup: u64) -> f32 {
+    if warmup == 0 { 1.0 } else { (step as f32 / warmup as f32).min(1.0) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +162,14 @@ mod tests {
         let mut adam = Adam::new(AdamConfig { weight_decay: 0.1, ..AdamConfig::default() }, 1);
         adam.update(&mut x, &[0.0], 0.5);
         assert!((x[0] - 0.95).abs() < 1e-6);
+    }
+
+    #[test]
+    fn warmup_ramps_the_rate_linearly_then_holds_it() {
+        assert_eq!(warmup_factor(1, 0), 1.0);
+        assert_eq!(warmup_factor(250, 1000), 0.25);
+        assert_eq!(warmup_factor(1000, 1000), 1.0);
+        assert_eq!(warmup_factor(5000, 1000), 1.0);
     }
 
     #[test]

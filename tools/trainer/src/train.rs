@@ -17,7 +17,7 @@ use crate::checkpoint::{Checkpoint, EpochRecord};
 use crate::data::{self, Method, Samples};
 use crate::loss::Objective;
 use crate::model::{Model, PhaseTimes, Scratch, loss_and_gradient, loss_and_gradient_timed};
-use crate::optim::{Adam, AdamConfig, Schedule};
+use crate::optim::{Adam, AdamConfig, Schedule, warmup_factor};
 use crate::sources::{self, ReadSettings};
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
 use tessera_datagen::filter::Filter;
@@ -199,7 +199,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
     ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() }
         // Only when on, so that checkpoints from before the option still resume.
         + if args.mirror { " mirror" } else { "" }
-        + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"));
+        + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"))
+        + &if args.warmup > 0 { format!(" warmup={}", args.warmup) } else { String::new() };
     let fresh = || {
         let net = match &init {
             Some((net, _)) => net.clone(),
@@ -286,7 +287,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
             let samples = batch.targets.len();
             let loss = loss_and_gradient_timed(&model, &batch, &objective, Some(&mut grad), &mut scratch, &mut phases);
             let step = Instant::now();
-            adam.update_scaled(&mut model.params, &grad, 1.0 / samples as f32, lr, &bounds);
+            let rate = lr * warmup_factor(adam.step + 1, args.warmup);
+            adam.update_scaled(&mut model.params, &grad, 1.0 / samples as f32, rate, &bounds);
             optimizer += secs(step);
             loss_sum += loss;
             bar.inc(samples as u64);
