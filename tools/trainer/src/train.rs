@@ -278,6 +278,10 @@ pub fn run(args: &Args) -> Result<(), Error> {
         let order = epoch_order(train.len(), args.seed, epoch);
         let mut phases = PhaseTimes::default();
         let (mut waiting, mut optimizer) = (0.0, 0.0);
+        // The rate each step applied, summed per sample: with a warmup the
+        // first epoch's steps run below the scheduled `lr`, and the log and
+        // the loss table report what was applied, not what was scheduled.
+        let mut applied_rate_sum = 0.0;
         let bounds = model.layout.clip_ranges();
         let batches = produce(fs.clone(), cache.clone(), train.clone(), order, args.batch);
         loop {
@@ -289,6 +293,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
             let step = Instant::now();
             let rate = lr * warmup_factor(adam.step + 1, args.warmup);
             adam.update_scaled(&mut model.params, &grad, 1.0 / samples as f32, rate, &bounds);
+            applied_rate_sum += rate as f64 * samples as f64;
             optimizer += secs(step);
             loss_sum += loss;
             bar.inc(samples as u64);
@@ -326,7 +331,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
             train_loss: loss_sum / train.len() as f64,
             validation_loss,
             per_set: per_set.clone(),
-            learning_rate: lr as f64,
+            learning_rate: applied_rate_sum / train.len() as f64,
             samples_per_second: train.len() as f64 / elapsed,
         };
         let sets = if validation.len() > 1 {
@@ -336,12 +341,17 @@ pub fn run(args: &Args) -> Result<(), Error> {
             String::new()
         };
         println!(
-            "epoch {}/{}: train loss {:.6}, validation loss {:.6}{sets}, lr {:.3e}, {:.0} samples/s, {:.1} s",
+            "epoch {}/{}: train loss {:.6}, validation loss {:.6}{sets}, lr {:.3e}{}, {:.0} samples/s, {:.1} s",
             epoch + 1,
             args.epochs,
             record.train_loss,
             record.validation_loss,
             lr,
+            if (record.learning_rate - lr as f64).abs() > 1e-3 * lr as f64 {
+                format!(" (mean applied {:.3e}, warming up)", record.learning_rate)
+            } else {
+                String::new()
+            },
             record.samples_per_second,
             elapsed
         );

@@ -153,6 +153,39 @@ fn trains_resumes_after_kill_and_reproduces() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The learning-rate column of a run's loss table, one value per epoch.
+fn applied_rates(out: &Path) -> Vec<f64> {
+    std::fs::read_to_string(out.join("loss.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_loss_table_reports_the_rate_applied_during_warmup() {
+    let dir = temp_dir("warmup");
+    let data = dir.join("data.txt");
+    write_data(&data, 5_000);
+    // About 4 batches an epoch once filtered and held out: a warmup of 8
+    // spans the first two epochs, whose steps run at 1/8 .. 8/8 of the rate.
+    let out = dir.join("warm");
+    let stdout = run(train(&data, &out, 3, &["--gamma", "1", "--warmup", "8"])).stdout;
+    let text = String::from_utf8_lossy(&stdout);
+    let rates = applied_rates(&out);
+    assert_eq!(rates.len(), 3);
+    assert!(rates[0] > 0.0 && rates[0] < 0.5 * 2e-3, "first epoch's mean rate: {rates:?}");
+    assert!(rates[1] > rates[0] && rates[1] < 2e-3, "second epoch still ramps: {rates:?}");
+    assert!((rates[2] - 2e-3).abs() < 1e-9, "after the warmup the scheduled rate: {rates:?}");
+    assert!(text.contains("warming up"), "{text}");
+    // Without a warmup every epoch applies the scheduled rate.
+    let plain = dir.join("plain");
+    run(train(&data, &plain, 2, &["--gamma", "1"]));
+    assert!(applied_rates(&plain).iter().all(|r| (r - 2e-3).abs() < 1e-9));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn init_starts_from_a_net_and_refuses_another_shape() {
     let dir = temp_dir("init");
