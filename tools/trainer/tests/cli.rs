@@ -88,6 +88,14 @@ fn tensors(path: &Path) -> tessera::nnue::format::Tensors {
     NetFile::parse(&std::fs::read(path).unwrap()).unwrap().tensors
 }
 
+/// One column of a run's loss table (`loss.csv`), found by its header, one value per epoch.
+fn loss_column(out: &Path, name: &str) -> Vec<f64> {
+    let text = std::fs::read_to_string(out.join("loss.csv")).unwrap();
+    let mut lines = text.lines();
+    let column = lines.next().unwrap().split(',').position(|h| h == name).unwrap();
+    lines.map(|l| l.split(',').nth(column).unwrap().parse().unwrap()).collect()
+}
+
 #[test]
 fn trains_resumes_after_kill_and_reproduces() {
     let dir = temp_dir("run");
@@ -101,12 +109,7 @@ fn trains_resumes_after_kill_and_reproduces() {
     assert!(text.contains("sigmoid scale fitted to the training results"), "{text}");
     assert!(text.contains("samples/s"), "{text}");
     assert!(text.contains("quantization error on the validation set: mean"), "{text}");
-    let losses: Vec<f64> = std::fs::read_to_string(straight.join("loss.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
-        .collect();
+    let losses = loss_column(&straight, "validation_loss");
     assert_eq!(losses.len(), 4);
     assert!(losses[3] < losses[0], "validation loss should fall: {losses:?}");
     let net_path = straight.join("all_32x2-8-1.nnue");
@@ -125,7 +128,7 @@ fn trains_resumes_after_kill_and_reproduces() {
     child.wait().unwrap();
     let out = run(train(&data, &resumed, 4, &[]));
     let text = String::from_utf8(out.stdout).unwrap();
-    let finished = std::fs::read_to_string(resumed.join("loss.csv")).unwrap().lines().count() - 1;
+    let finished = loss_column(&resumed, "epoch").len();
     assert_eq!(finished, 4);
     if text.contains("resuming after epoch") {
         assert!(!text.contains("epoch 1/4"), "a resumed run skips finished epochs: {text}");
@@ -137,7 +140,7 @@ fn trains_resumes_after_kill_and_reproduces() {
     std::fs::remove_file(resumed.join("loss.csv")).unwrap();
     let out = run(train(&data, &resumed, 4, &[]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("resuming after epoch 4"));
-    assert_eq!(std::fs::read_to_string(resumed.join("loss.csv")).unwrap().lines().count() - 1, 4);
+    assert_eq!(loss_column(&resumed, "epoch").len(), 4);
     assert_eq!(tensors(&resumed.join("all_32x2-8-1.nnue")), tensors(&net_path));
 
     // Other settings refuse the checkpoint rather than mixing runs.
@@ -153,16 +156,6 @@ fn trains_resumes_after_kill_and_reproduces() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The learning-rate column of a run's loss table, one value per epoch.
-fn applied_rates(out: &Path) -> Vec<f64> {
-    std::fs::read_to_string(out.join("loss.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
-        .collect()
-}
-
 #[test]
 fn the_loss_table_reports_the_rate_applied_during_warmup() {
     let dir = temp_dir("warmup");
@@ -173,7 +166,7 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
     let out = dir.join("warm");
     let stdout = run(train(&data, &out, 3, &["--gamma", "1", "--warmup", "8"])).stdout;
     let text = String::from_utf8_lossy(&stdout);
-    let rates = applied_rates(&out);
+    let rates = loss_column(&out, "learning_rate");
     assert_eq!(rates.len(), 3);
     assert!(rates[0] > 0.0 && rates[0] < 0.5 * 2e-3, "first epoch's mean rate: {rates:?}");
     assert!(rates[1] > rates[0] && rates[1] < 2e-3, "second epoch still ramps: {rates:?}");
@@ -182,7 +175,7 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
     // Without a warmup every epoch applies the scheduled rate.
     let plain = dir.join("plain");
     run(train(&data, &plain, 2, &["--gamma", "1"]));
-    assert!(applied_rates(&plain).iter().all(|r| (r - 2e-3).abs() < 1e-9));
+    assert!(loss_column(&plain, "learning_rate").iter().all(|r| (r - 2e-3).abs() < 1e-9));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
