@@ -93,7 +93,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let settings = ReadSettings {
         method,
         filter: Filter {
-            // On unless kept: measured (nets/README.md, "Data mixes"), the
+            // On unless kept: measured (research/training-log.md, "Data mixes"), the
             // filtered mixes play 110 Elo better than the same data unfiltered.
             skip_check: !args.keep_check,
             skip_winning_capture: !args.keep_captures,
