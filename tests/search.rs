@@ -106,4 +106,12 @@ fn version_names_the_embedded_net() {
     assert_eq!(hash.len(), 12);
     assert!(text.starts_with(&format!("tessera {} net {hash} (", env!("CARGO_PKG_VERSION"))), "{text}");
     assert!(tessera::uci::ENGINE_NAME.ends_with(hash));
+    assert!(tessera::uci::ENGINE_NAME.starts_with(&format!("Tessera {} ", env!("CARGO_PKG_VERSION"))));
+}
+
+#[test]
+fn the_changelog_opens_with_this_version() {
+    let changelog = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CHANGELOG.md")).unwrap();
+    let first = changelog.lines().find(|l| l.starts_with("## ")).expect("a version heading");
+    assert!(first.starts_with(&format!("## {} ", env!("CARGO_PKG_VERSION"))), "{first}");
 }
