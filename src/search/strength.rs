@@ -13,12 +13,20 @@
 //!   never played; a mate or tablebase win found is always played, and a
 //!   line into a mate or a tablebase loss never is (unless all are).
 //!
-//! Both knobs move together with one level λ in [0, 1]. UCI_Elo is turned into
-//! λ by the calibration table below, measured with gauntlets against Stockfish
-//! limited to known Elo levels (tournaments/results/strength-calibration.md),
+//! Both knobs move together with one level λ in [0, 1]. Above it, up to
+//! λ = 2, the engine no longer errs on purpose: it searches one line, with a
+//! node budget that keeps growing (a line at λ = 1 gets about a quarter of
+//! 65,536 nodes; λ = 2 gets 2^20), so the upper settings reach the
+//! engine's full strength at short time controls.
+//!
+//! UCI_Elo is turned into λ by the calibration table below, measured with
+//! gauntlets against Stockfish limited to known Elo levels
+//! (tournaments/results/strength-calibration.md and the checks beside it),
 //! so the number a user sets is the rating the engine played at. The node
 //! budget also makes a limited engine's strength nearly independent of the
-//! time control and of the machine, which a time-based handicap is not.
+//! time control and of the machine, which a time-based handicap is not, as
+//! long as the clock allows the budget (at the top of the range, 10+0.1 or
+//! slower on a machine of about a million nodes a second).
 
 use shakmaty::Move;
 
@@ -27,9 +35,13 @@ use super::worker::Line;
 use crate::rng::Rng;
 
 /// The `UCI_Elo` range backed by the calibration's measurements: from about
-/// Stockfish's own lowest setting to what level 1 measured (1952–2030).
+/// Stockfish's own lowest setting to what level 1.667 measured (2488 ± 124).
 pub const MIN_ELO: i64 = 1320;
-pub const MAX_ELO: i64 = 2000;
+pub const MAX_ELO: i64 = 2500;
+
+/// The highest level a handicap can be made at: one line of 2^20 nodes a
+/// move (above what the calibration has measured: `UCI_Elo` stops at 2500).
+const MAX_LEVEL: f64 = 2.0;
 
 /// (Elo, λ) rows, in rising order; between rows λ is interpolated linearly.
 /// Eleven measurements at 5+0.05 of levels 0 to 1, each against the
@@ -41,8 +53,22 @@ pub const MAX_ELO: i64 = 2000;
 /// this time control (a level scores about 37% against Stockfish at X and
 /// 3% at X + 300), so each level is placed by the anchor it is closest to:
 /// a setting plays about even with Stockfish set to the same UCI_Elo.
-const CALIBRATION: &[(f64, f64)] =
-    &[(900.0, 0.0), (1355.0, 0.33), (1611.0, 0.5), (1881.0, 0.68), (1992.0, 0.98), (2000.0, 1.0)];
+/// Above level 1, two measurements at 10+0.1 with net v8, 30 games each
+/// against the Stockfish level nearest (tournaments/results/
+/// strength-upper-probe.md): level 4/3 (65,536 nodes) 2223 ± 125, level 5/3
+/// (262,144 nodes) 2488 ± 124; 2500 is 12 points beyond the second, on the
+/// slope between them.
+const CALIBRATION: &[(f64, f64)] = &[
+    (900.0, 0.0),
+    (1355.0, 0.33),
+    (1611.0, 0.5),
+    (1881.0, 0.68),
+    (1992.0, 0.98),
+    (2000.0, 1.0),
+    (2223.0, 4.0 / 3.0),
+    (2488.0, 5.0 / 3.0),
+    (2500.0, 1.682),
+];
 
 /// How a limited engine searches and chooses its move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,9 +84,19 @@ pub struct Handicap {
 }
 
 impl Handicap {
-    /// The handicap of level `level` (clamped to [0, 1]).
+    /// The handicap of level `level` (clamped to [0, MAX_LEVEL]).
     pub fn at_level(level: f64) -> Handicap {
-        let level = level.clamp(0.0, 1.0);
+        let level = level.clamp(0.0, MAX_LEVEL);
+        if level > 1.0 {
+            // One line, with the nodes a line had at level 1 (a quarter of
+            // its four lines' budget) doubled every sixth of a level.
+            return Handicap {
+                nodes: 2f64.powf(14.0 + 6.0 * (level - 1.0)).round() as u64,
+                candidates: 1,
+                temperature: 0.0,
+                max_loss: 0,
+            };
+        }
         let weakness = 1.0 - level;
         Handicap {
             nodes: 2f64.powf(9.0 + 7.0 * level).round() as u64,
@@ -133,17 +169,33 @@ mod tests {
         assert!(CALIBRATION.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
         assert!(CALIBRATION.first().unwrap().0 <= MIN_ELO as f64);
         assert!(CALIBRATION.last().unwrap().0 >= MAX_ELO as f64);
-        assert!(level_for_elo(MAX_ELO) <= 1.0 && level_for_elo(MIN_ELO) >= 0.0);
+        assert!(level_for_elo(MAX_ELO) <= MAX_LEVEL && level_for_elo(MIN_ELO) >= 0.0);
         assert_eq!(level_for_elo(MIN_ELO - 500), level_for_elo(MIN_ELO));
         assert_eq!(level_for_elo(MAX_ELO + 500), level_for_elo(MAX_ELO));
+        // Every step up gives each line at least as many nodes and no more
+        // freedom to choose a worse line.
+        let per_line = |h: Handicap| h.nodes / h.candidates as u64;
         let mut previous = Handicap::for_elo(MIN_ELO);
-        for elo in (MIN_ELO..=MAX_ELO).step_by(50) {
+        for elo in (MIN_ELO..=MAX_ELO).step_by(10) {
             let h = Handicap::for_elo(elo);
-            assert!(h.nodes >= previous.nodes && h.temperature <= previous.temperature);
-            assert!(h.max_loss <= previous.max_loss);
+            assert!(per_line(h) >= per_line(previous) && h.temperature <= previous.temperature, "{elo}");
+            assert!(h.max_loss <= previous.max_loss && h.candidates <= previous.candidates, "{elo}");
             previous = h;
         }
         assert_eq!(Handicap::at_level(1.0).temperature, 0.0);
+    }
+
+    #[test]
+    fn the_upper_levels_search_one_line_with_a_growing_budget() {
+        let top = Handicap::for_elo(MAX_ELO);
+        assert_eq!((top.candidates, top.temperature), (1, 0.0));
+        assert!(top.nodes > 1 << 18 && top.nodes < 1 << 19, "{}", top.nodes);
+        // Just above level 1 a line keeps the nodes it had among four.
+        let joint = Handicap::at_level(1.0 + 1e-9);
+        assert_eq!(joint.candidates, 1);
+        assert_eq!(joint.nodes, Handicap::at_level(1.0).nodes / 4);
+        assert!(Handicap::for_elo(2500).nodes > Handicap::for_elo(2200).nodes);
+        assert_eq!(Handicap::at_level(7.0).nodes, 1 << 20);
     }
 
     #[test]

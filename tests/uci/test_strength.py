@@ -75,3 +75,22 @@ def test_limited_engines_play_a_whole_game(engine_bin):
     finally:
         white.quit()
         black.quit()
+
+
+def test_the_top_setting_searches_one_line_with_a_large_budget(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    top = engine.options["UCI_Elo"].max
+    engine.quit()
+    assert top >= 2500
+    engine = limited(engine_bin, top)
+    try:
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        info = engine.analyse(board, chess.engine.Limit(white_clock=600, black_clock=600))
+        # Above the four-line levels (65,536 nodes in all) the budget keeps
+        # growing, up to 2^20 nodes of a single line at the top.
+        assert 65_536 < info["nodes"] <= (1 << 20) + 1_000, info
+        # No deliberate error is left: a fresh game gives the same move each time.
+        chosen = {engine.play(board, chess.engine.Limit(nodes=3000), game=i).move for i in range(6)}
+        assert len(chosen) == 1, chosen
+    finally:
+        engine.quit()
