@@ -25,10 +25,15 @@ $(VENV)/installed: tests/uci/requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/uci/requirements.txt
 	touch $@
 
+# The `tune` build (every search constant a UCI option, for tournaments/spsa.py)
+# is built first and kept as target/tessera-tune; the plain build then relinks
+# target/release/tessera (the dependencies are shared).
 test: $(VENV)/installed
+	$(CARGO) build --release --features tune
+	cp $(TARGET_DIR)/release/tessera $(TARGET_DIR)/tessera-tune
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace
-	$(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
+	TESSERA_TUNE_BIN=$(abspath $(TARGET_DIR))/tessera-tune $(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
 
 # Formatting and clippy with warnings as errors (not part of `make test`: a
 # newer toolchain's new lints should not fail a build that works).

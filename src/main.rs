@@ -67,6 +67,10 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         stats: Option<std::path::PathBuf>,
     },
+    /// Print every search constant in OpenBench's SPSA input format
+    /// (`name, int, value, min, max, c_end, r_end`); a `--features tune`
+    /// build takes each as a UCI option.
+    SpsaInput,
 }
 
 fn main() -> ExitCode {
@@ -74,6 +78,10 @@ fn main() -> ExitCode {
     match cli.command {
         None => {
             tessera::uci::run_stdio();
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::SpsaInput) => {
+            print!("{}", tessera::search::params::spsa_input());
             ExitCode::SUCCESS
         }
         Some(Cmd::Bench { depth, threads }) => {

@@ -3,6 +3,7 @@
 
 use shakmaty::{Color, Move, Piece, Square};
 
+use super::params;
 use super::score::MAX_PLY;
 
 /// Histories saturate at this magnitude ("gravity" update).
@@ -21,7 +22,12 @@ fn gravity(entry: &mut i16, bonus: i32) {
 
 /// Bonus for a move that caused a cutoff at `depth`.
 pub fn bonus(depth: i32) -> i32 {
-    (170 * depth - 100).min(1_800)
+    (params::hist_bonus_mul() * depth - params::hist_bonus_offset()).min(params::hist_bonus_max())
+}
+
+/// Penalty for the moves tried before the one that cut at `depth`.
+pub fn malus(depth: i32) -> i32 {
+    (params::hist_malus_mul() * depth - params::hist_malus_offset()).min(params::hist_malus_max())
 }
 
 /// A (piece, destination) pair: what continuation history is keyed by.

@@ -4,6 +4,7 @@
 
 pub mod history;
 pub mod limits;
+pub mod params;
 pub mod picker;
 pub mod score;
 pub mod see;
@@ -250,7 +251,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         let mut completed: Vec<(i32, Line)> = Vec::new();
         for pv_index in 0..multipv {
             let previous = lines.get(pv_index).map(|l| l.0);
-            let mut delta = 20;
+            let mut delta = params::asp_delta();
             let (mut alpha, mut beta) = match previous {
                 Some(p) if depth >= 4 && !is_mate(p) => ((p - delta).max(-INFINITE), (p + delta).min(INFINITE)),
                 _ => (-INFINITE, INFINITE),

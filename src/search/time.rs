@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Color;
 
 use super::limits::Limits;
+use super::params;
 
 #[derive(Clone, Debug)]
 pub struct TimeManager {
@@ -14,8 +15,6 @@ pub struct TimeManager {
     hard: Option<Duration>,
 }
 
-/// Moves we plan for when the GUI gives no `movestogo`.
-const DEFAULT_MOVES_TO_GO: i64 = 30;
 /// Moves planned beyond a given `movestogo`: the reserve kept at a control.
 const MOVES_TO_GO_MARGIN: i64 = 2;
 
@@ -44,9 +43,9 @@ impl TimeManager {
         // Unused time carries over to the next period, so little is lost.
         let (moves_to_go, overrun) = match limits.movestogo {
             Some(m) => ((m as i64).clamp(1, 50) + MOVES_TO_GO_MARGIN, 2),
-            None => (DEFAULT_MOVES_TO_GO, 4),
+            None => (params::tm_moves_to_go() as i64, params::tm_hard_factor() as i64),
         };
-        let planned = available / moves_to_go + inc * 3 / 4;
+        let planned = available / moves_to_go + inc * params::tm_increment() as i64 / 100;
         let target = planned.min(available / 2);
         // The hard limit also leaves three move overheads on the clock. At
         // bullet speed the bank can sink to a few overheads, where the few

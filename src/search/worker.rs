@@ -4,11 +4,11 @@
 use std::sync::atomic::Ordering;
 
 use arrayvec::ArrayVec;
-use once_cell::sync::Lazy;
 use shakmaty::{Move, Position};
 
 use super::SharedState;
-use super::history::{Histories, PieceTo, bonus, is_quiet};
+use super::history::{Histories, PieceTo, bonus, is_quiet, malus};
+use super::params::*;
 use super::picker::{self, Kind, MovePicker};
 use super::score::*;
 use super::see::see_ge;
@@ -21,17 +21,6 @@ use crate::evaluate::{EVAL_LIMIT, evaluate};
 const FULL: bool = !cfg!(feature = "baseline");
 
 pub type Line = ArrayVec<Move, MAX_PLY>;
-
-/// Late-move reduction table: reduction in plies by depth and move number.
-static LMR: Lazy<[[i32; 64]; 64]> = Lazy::new(|| {
-    let mut table = [[0; 64]; 64];
-    for (depth, row) in table.iter_mut().enumerate().skip(1) {
-        for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (depth as f64).ln() * (moves as f64).ln() / 2.25) as i32;
-        }
-    }
-    table
-});
 
 #[derive(Clone, Copy, Default)]
 struct Frame {
@@ -58,6 +47,9 @@ pub struct Worker<'a> {
     pub stopped: bool,
     frames: Vec<Frame>,
     pv: Vec<Line>,
+    /// Late-move reductions in plies by depth and move number (built from
+    /// the tunables when the worker is made: once a search).
+    lmr: Box<[[i32; 64]; 64]>,
 }
 
 impl<'a> Worker<'a> {
@@ -82,6 +74,7 @@ impl<'a> Worker<'a> {
             stopped: false,
             frames: vec![Frame::default(); MAX_PLY + 8],
             pv: vec![Line::new(); MAX_PLY + 2],
+            lmr: lmr_table(),
         }
     }
 
@@ -223,12 +216,12 @@ impl<'a> Worker<'a> {
 
         if FULL && !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far enough above beta that nothing should drop it.
-            let margin = 80 * (depth - improving as i32);
-            if depth <= 8 && eval - margin >= beta && !is_mate(beta) {
+            let margin = rfp_margin() * (depth - improving as i32);
+            if depth <= rfp_depth() && eval - margin >= beta && !is_mate(beta) {
                 return (eval + beta) / 2;
             }
             // Razoring: hopeless near the leaves unless a capture saves it.
-            if depth <= 3 && eval + 250 + 200 * depth < alpha {
+            if depth <= razor_depth() && eval + razor_base() + razor_margin() * depth < alpha {
                 let score = self.quiescence(alpha, alpha + 1, ply);
                 if score < alpha {
                     return score;
@@ -236,13 +229,13 @@ impl<'a> Worker<'a> {
             }
             // Null move: if passing still beats beta, a real move will too.
             // Not without pieces (zugzwang) and not twice in a row.
-            if depth >= 3
+            if depth >= nmp_depth()
                 && eval >= beta
                 && self.frames[ply.saturating_sub(1)].played.is_some()
                 && self.board.has_non_pawn_material()
                 && !is_mate(beta)
             {
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let r = nmp_base() + depth / nmp_depth_divisor() + ((eval - beta) / nmp_eval_divisor()).min(3);
                 if self.board.push_null() {
                     self.frames[ply].played = None;
                     let score = -self.search(-beta, -beta + 1, depth - r, ply + 1, !cut_node);
@@ -258,7 +251,7 @@ impl<'a> Worker<'a> {
         }
 
         // Internal iterative reduction: no table move, probably not worth full depth.
-        if FULL && depth >= 4 && tt_move.is_none() && (pv_node || cut_node) && excluded.is_none() {
+        if FULL && depth >= iir_depth() && tt_move.is_none() && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
 
@@ -297,7 +290,7 @@ impl<'a> Worker<'a> {
             let mut extension = 0;
             if FULL
                 && !root
-                && depth >= 8
+                && depth >= singular_depth()
                 && kind == Kind::TtMove
                 && excluded.is_none()
                 && let (Some(e), Some(score)) = (tt_entry, tt_score)
@@ -306,7 +299,7 @@ impl<'a> Worker<'a> {
                 && !is_mate(score)
                 && ply < MAX_PLY / 2
             {
-                let singular_beta = score - 2 * depth;
+                let singular_beta = score - singular_margin() * depth / 16;
                 self.frames[ply].excluded = Some(m);
                 let s = self.search(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
                 self.frames[ply].excluded = None;
@@ -314,7 +307,7 @@ impl<'a> Worker<'a> {
                     return DRAW;
                 }
                 if s < singular_beta {
-                    extension = if !pv_node && s < singular_beta - 25 { 2 } else { 1 };
+                    extension = if !pv_node && s < singular_beta - double_ext_margin() { 2 } else { 1 };
                 } else if singular_beta >= beta {
                     // Several moves beat beta: cut now (multi-cut).
                     return singular_beta;
@@ -323,10 +316,10 @@ impl<'a> Worker<'a> {
                 }
             }
 
-            let lmr_depth = (depth - LMR[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
+            let lmr_depth = (depth - self.lmr[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
             let may_prune = FULL && !root && best_score > -MATE_BOUND;
-            let loses_material = may_prune && depth <= 8 && kind != Kind::TtMove && {
-                let threshold = if quiet { -60 * lmr_depth } else { -25 * depth * depth };
+            let loses_material = may_prune && depth <= see_depth() && kind != Kind::TtMove && {
+                let threshold = if quiet { -see_quiet() * lmr_depth } else { -see_noisy() * depth * depth };
                 !see_ge(self.board.pos(), m, threshold)
             };
 
@@ -340,12 +333,17 @@ impl<'a> Worker<'a> {
                 let mut prune = loses_material || (quiet && skip_quiets);
                 if quiet && !in_check && !prune {
                     // Late move pruning.
-                    if depth <= 8 && quiets_tried.len() as i32 >= (3 + depth * depth) / (2 - improving as i32) {
+                    if depth <= lmp_depth()
+                        && quiets_tried.len() as i32 >= (lmp_base() + depth * depth) / (2 - improving as i32)
+                    {
                         skip_quiets = true;
                         prune = true;
                     }
                     // Futility pruning.
-                    if lmr_depth <= 8 && eval + 100 + 100 * lmr_depth <= alpha && history < 8_000 {
+                    if lmr_depth <= fp_depth()
+                        && eval + fp_base() + fp_margin() * lmr_depth <= alpha
+                        && history < fp_history()
+                    {
                         skip_quiets = true;
                         prune = true;
                     }
@@ -363,10 +361,10 @@ impl<'a> Worker<'a> {
 
             let mut score;
             if FULL && depth >= 3 && moves_searched > 1 + root as usize && (quiet || kind == Kind::BadNoisy) {
-                let mut r = LMR[depth.min(63) as usize][moves_searched.min(63)];
+                let mut r = self.lmr[depth.min(63) as usize][moves_searched.min(63)];
                 r += !pv_node as i32 + cut_node as i32;
                 r -= improving as i32 + gives_check as i32;
-                r -= history / 8_000;
+                r -= history / lmr_history();
                 let reduced = (new_depth - r).clamp(1, new_depth.max(1));
                 score = -self.search(-alpha - 1, -alpha, reduced, ply + 1, true);
                 if score > alpha && reduced < new_depth {
@@ -422,19 +420,19 @@ impl<'a> Worker<'a> {
         }
 
         if FULL && let Some(m) = best_move.filter(|_| best_score >= beta) {
-            let b = bonus(depth);
+            let (b, penalty) = (bonus(depth), malus(depth));
             if is_quiet(m) {
                 self.hist.add_killer(ply, m);
                 self.hist.set_counter(prev[0], m);
                 self.hist.update_quiet(us, m, prev, b);
                 for &q in &quiets_tried {
-                    self.hist.update_quiet(us, q, prev, -b);
+                    self.hist.update_quiet(us, q, prev, -penalty);
                 }
             } else {
                 self.hist.update_capture(us, m, b);
             }
             for &c in &captures_tried {
-                self.hist.update_capture(us, c, -b);
+                self.hist.update_capture(us, c, -penalty);
             }
         }
 

@@ -23,7 +23,7 @@ use crate::search::limits::Limits;
 use crate::search::strength::Handicap;
 use crate::search::syzygy::{Syzygy, Tablebases};
 use crate::search::time::TimeManager;
-use crate::search::{Search, SearchOptions, SharedState};
+use crate::search::{Search, SearchOptions, SharedState, params};
 use command::{Command, GoParams, Start};
 use options::{Options, Setting};
 
@@ -223,6 +223,11 @@ impl Engine {
             Setting::SyzygyProbeDepth(d) => options.syzygy_probe_depth = d,
             Setting::Syzygy50MoveRule(on) => options.syzygy_rule50 = on,
             Setting::SyzygyProbeLimit(n) => options.syzygy_probe_limit = n,
+            Setting::Tunable(name, value) => {
+                if let Err(message) = params::set(name, value) {
+                    error(&message);
+                }
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! The UCI option table: declaration, validation and current values.
 
-use crate::search::strength;
+use crate::search::{params, strength};
 
 /// How an option is declared and what values it takes.
 #[derive(Clone, Copy, Debug)]
@@ -61,10 +61,17 @@ pub enum Setting {
     SyzygyProbeDepth(i32),
     Syzygy50MoveRule(bool),
     SyzygyProbeLimit(usize),
+    /// A search constant (only in the `tune` build, which declares them).
+    Tunable(&'static str, i64),
 }
 
-/// The `option name …` lines sent after `uci`.
+/// The `option name …` lines sent after `uci`: the table, and in the
+/// `tune` build every search constant as a spin option.
 pub fn declarations() -> Vec<String> {
+    let tunables = params::ALL
+        .iter()
+        .filter(|_| params::TUNABLE)
+        .map(|p| format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max));
     SPECS
         .iter()
         .map(|spec| match spec.kind {
@@ -77,13 +84,15 @@ pub fn declarations() -> Vec<String> {
             Kind::Button => format!("option name {} type button", spec.name),
             Kind::Text { default } => format!("option name {} type string default {default}", spec.name),
         })
+        .chain(tunables)
         .collect()
 }
 
 /// Checks a `setoption name <name> [value <value>]` against the table.
 pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String> {
-    let spec =
-        SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)).ok_or_else(|| format!("unknown option '{name}'"))?;
+    let Some(spec) = SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)) else {
+        return parse_tunable(name, value);
+    };
     enum Value {
         Int(i64),
         Bool(bool),
@@ -132,6 +141,17 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         ("SyzygyProbeLimit", Value::Int(v)) => Setting::SyzygyProbeLimit(v as usize),
         _ => unreachable!("every option in SPECS has a Setting"),
     })
+}
+
+/// A search constant, where the build declares them (`tune`).
+fn parse_tunable(name: &str, value: Option<&str>) -> Result<Setting, String> {
+    let param = params::find(name).filter(|_| params::TUNABLE).ok_or_else(|| format!("unknown option '{name}'"))?;
+    let text = value.ok_or_else(|| format!("option '{}' needs a value", param.name))?;
+    let v: i64 = text.parse().map_err(|_| format!("option '{}' takes an integer, not '{text}'", param.name))?;
+    if !(param.min as i64..=param.max as i64).contains(&v) {
+        return Err(format!("option '{}' value {v} is outside {}..{}", param.name, param.min, param.max));
+    }
+    Ok(Setting::Tunable(param.name, v))
 }
 
 fn spin_default(name: &str) -> i64 {
@@ -193,12 +213,26 @@ mod tests {
         assert!(parse_setting("Hash", None).unwrap_err().contains("needs a value"));
         assert!(parse_setting("Ponder", Some("maybe")).unwrap_err().contains("true or false"));
         assert!(parse_setting("Contempt", Some("1")).unwrap_err().contains("unknown option"));
-        assert_eq!(declarations().len(), SPECS.len());
+        assert_eq!(declarations().len(), SPECS.len() + if params::TUNABLE { params::ALL.len() } else { 0 });
         assert_eq!(parse_setting("SyzygyPath", Some("/a:/b")), Ok(Setting::SyzygyPath("/a:/b".into())));
         assert!(parse_setting("SyzygyProbeLimit", Some("8")).unwrap_err().contains("outside"));
         assert_eq!(parse_setting("syzygy50moverule", Some("false")), Ok(Setting::Syzygy50MoveRule(false)));
         assert_eq!(parse_setting("uci_limitstrength", Some("true")), Ok(Setting::LimitStrength(true)));
         assert_eq!(parse_setting("UCI_Elo", Some("1800")), Ok(Setting::Elo(1800)));
         assert!(parse_setting("UCI_Elo", Some("100")).unwrap_err().contains("outside"));
+    }
+
+    #[test]
+    fn search_constants_are_options_only_in_the_tune_build() {
+        let declared = declarations().iter().any(|d| d.starts_with("option name rfp_margin type spin default"));
+        assert_eq!(declared, params::TUNABLE);
+        let setting = parse_setting("RFP_Margin", Some("90"));
+        if params::TUNABLE {
+            assert_eq!(setting, Ok(Setting::Tunable("rfp_margin", 90)));
+            assert!(parse_setting("rfp_margin", Some("9999")).unwrap_err().contains("outside"));
+            assert!(parse_setting("rfp_margin", None).unwrap_err().contains("needs a value"));
+        } else {
+            assert!(setting.unwrap_err().contains("unknown option"));
+        }
     }
 }

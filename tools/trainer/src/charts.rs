@@ -1,5 +1,6 @@
 //! Charts that compare runs, for the feature-set study: validation loss per
-//! epoch of several runs on one chart, and Elo with its error bar per set.
+//! epoch of several runs on one chart, and Elo with its error bar per set;
+//! and the parameter trace of an SPSA run (tournaments/spsa.py).
 
 use std::path::PathBuf;
 
@@ -32,6 +33,100 @@ pub struct EloChartArgs {
     /// `LABEL=ELO±ERROR` (or `LABEL=ELO+-ERROR`), one per set, in the order drawn.
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
     pub sets: Vec<String>,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct TraceChartArgs {
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value = "parameter trace")]
+    pub title: String,
+    /// A CSV with a header: the first column is the x axis, every other
+    /// column a line (drawn as its move from its first value).
+    #[arg(long)]
+    pub csv: PathBuf,
+    /// `NAME=STEP`: draw that column's move in units of STEP (default 1).
+    #[arg(long = "step")]
+    pub steps: Vec<String>,
+    /// Columns not to draw.
+    #[arg(long = "skip")]
+    pub skip: Vec<String>,
+}
+
+/// The columns of a CSV with a header: (x name, x values, [(name, values)]).
+pub type Columns = (String, Vec<f64>, Vec<(String, Vec<f64>)>);
+
+/// Reads a numeric CSV with a header, column by column.
+pub fn read_columns(text: &str) -> Result<Columns, Error> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = lines.next().ok_or("empty table")?.split(',').map(|h| h.trim().to_string()).collect();
+    if header.len() < 2 {
+        return Err("the table needs an x column and at least one more".into());
+    }
+    let mut values = vec![Vec::new(); header.len()];
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells.len() != header.len() {
+            return Err(format!("row `{line}` has {} cells, the header {}", cells.len(), header.len()).into());
+        }
+        for (column, cell) in values.iter_mut().zip(&cells) {
+            column.push(cell.trim().parse::<f64>().map_err(|_| format!("bad number `{cell}` in `{line}`"))?);
+        }
+    }
+    if values[0].is_empty() {
+        return Err("no rows in the table".into());
+    }
+    let mut columns = header.into_iter().zip(values);
+    let (x_name, x) = columns.next().expect("two columns at least");
+    Ok((x_name, x, columns.collect()))
+}
+
+pub fn trace_chart(args: &TraceChartArgs) -> Result<(), Error> {
+    plot::register_font()?;
+    let path = args.csv.display();
+    let text = std::fs::read_to_string(&args.csv).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let (x_name, x, columns) = read_columns(&text).map_err(|e| format!("{path}: {e}"))?;
+    let mut steps = std::collections::HashMap::new();
+    for arg in &args.steps {
+        let (name, value) = split_label(arg)?;
+        let step: f64 = value.parse().ok().filter(|s: &f64| *s > 0.0).ok_or(format!("`{arg}`: STEP must be > 0"))?;
+        steps.insert(name.to_string(), step);
+    }
+    let lines: Vec<(String, Vec<(f64, f64)>)> = columns
+        .into_iter()
+        .filter(|(name, _)| !args.skip.contains(name))
+        .map(|(name, ys)| {
+            let step = steps.get(&name).copied().unwrap_or(1.0);
+            let points = x.iter().zip(&ys).map(|(&xv, &y)| (xv, (y - ys[0]) / step)).collect();
+            (name, points)
+        })
+        .collect();
+    let ys = lines.iter().flat_map(|(_, p)| p.iter().map(|&(_, y)| y));
+    let (low, high) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let pad = ((high - low) * 0.05).max(0.5);
+    let x_max = x.iter().copied().fold(f64::MIN, f64::max);
+    let x_min = x.iter().copied().fold(f64::MAX, f64::min);
+    let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&args.title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x_min..x_max.max(x_min + 1.0), (low - pad)..(high + pad))?;
+    chart.configure_mesh().x_desc(x_name.as_str()).y_desc("move from the start (steps)").draw()?;
+    for (i, (label, points)) in lines.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    root.present()?;
+    println!("wrote {}", args.out.display());
+    Ok(())
 }
 
 fn split_label(arg: &str) -> Result<(&str, &str), Error> {
@@ -181,6 +276,17 @@ mod tests {
     }
 
     #[test]
+    fn trace_tables_are_read_by_column() {
+        let (x_name, x, columns) = read_columns("iteration,a,b\n1,10,0.5\n2,11,0.25\n").unwrap();
+        assert_eq!((x_name.as_str(), x), ("iteration", vec![1.0, 2.0]));
+        assert_eq!(columns, vec![("a".to_string(), vec![10.0, 11.0]), ("b".to_string(), vec![0.5, 0.25])]);
+        assert!(read_columns("iteration\n1\n").unwrap_err().to_string().contains("at least one more"));
+        assert!(read_columns("i,a\n1\n").unwrap_err().to_string().contains("cells"));
+        assert!(read_columns("i,a\n1,x\n").unwrap_err().to_string().contains("bad number"));
+        assert!(read_columns("i,a\n").unwrap_err().to_string().contains("no rows"));
+    }
+
+    #[test]
     fn charts_are_drawn_when_a_font_is_found() {
         if plot::register_font().is_err() {
             return; // No font on this machine: the chart commands say so instead.
@@ -200,6 +306,18 @@ mod tests {
         let out = dir.join("elo.png");
         let sets = vec!["h+v=−384±40".to_string(), "all+pv=5±30".to_string()];
         elo_chart(&EloChartArgs { out: out.clone(), title: "t".into(), sets }).unwrap();
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+        let trace = dir.join("trace.csv");
+        std::fs::write(&trace, "iteration,a,b,wins\n1,10,0.5,1\n2,12,0.4,0\n").unwrap();
+        let out = dir.join("trace.png");
+        let args = TraceChartArgs {
+            out: out.clone(),
+            title: "t".into(),
+            csv: trace,
+            steps: vec!["a=2".into()],
+            skip: vec!["wins".into()],
+        };
+        trace_chart(&args).unwrap();
         assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -200,6 +200,9 @@ pub enum Command {
     LossChart(charts::LossChartArgs),
     /// Elo with its error bar for several sets (PNG).
     EloChart(charts::EloChartArgs),
+    /// Each column of a CSV against its first column, as its move from its
+    /// first value (an SPSA run's parameter trace, tournaments/spsa.py; PNG).
+    TraceChart(charts::TraceChartArgs),
     /// Fit the engine's win/draw/loss model (UCI_ShowWDL) to self-play
     /// records scored by the engine's own search: parameters and a chart.
     WdlFit(wdl_fit::WdlFitArgs),
@@ -211,6 +214,7 @@ fn main() -> ExitCode {
         Some(Command::Weights(w)) => weights::run(w),
         Some(Command::LossChart(c)) => charts::loss_chart(c),
         Some(Command::EloChart(c)) => charts::elo_chart(c),
+        Some(Command::TraceChart(c)) => charts::trace_chart(c),
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
         None => train::run(&args),
     };
