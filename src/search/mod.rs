@@ -27,7 +27,7 @@ use crate::nnue::network::Network;
 use history::Histories;
 use limits::Limits;
 use score::*;
-use time::TimeManager;
+use time::{SoftScale, TimeManager};
 use tt::TranspositionTable;
 use worker::{Line, Worker};
 
@@ -245,6 +245,10 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
     let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
     let mut lines: Vec<(i32, Line)> = Vec::new();
     let mut result = SearchResult { best: Some(root_moves[0]), ..SearchResult::default() };
+    // The time manager's view of the iterations: how long the best move has
+    // held and the best score of each iteration.
+    let mut stability = 0;
+    let mut scores: Vec<i32> = Vec::new();
 
     for depth in 1..=max_depth {
         w.root_excluded.clear();
@@ -312,7 +316,10 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         }
         completed.sort_by_key(|(score, _)| -score);
         lines = completed;
-        result.best = lines[0].1.first().copied();
+        let best = lines[0].1.first().copied();
+        stability = if depth > 1 && best == result.best { stability + 1 } else { 0 };
+        scores.push(lines[0].0);
+        result.best = best;
         result.ponder = lines[0].1.get(1).copied();
         result.score = lines[0].0;
         result.depth = depth;
@@ -323,7 +330,18 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
             }
             let mate_found = limits.mate.is_some_and(|n| mate_in_moves(lines[0].0).is_some_and(|m| m > 0 && m <= n));
             let pondering = shared.pondering.load(Ordering::Relaxed);
-            if mate_found || (!pondering && shared.time.soft_expired()) {
+            let scale = if depth >= params::tm_scale_depth() {
+                SoftScale {
+                    stability,
+                    best_move_fraction: best.map_or(0.0, |m| w.root_node_fraction(m)),
+                    earlier_score: scores[scores.len().saturating_sub(4)],
+                    score: lines[0].0,
+                }
+                .factor()
+            } else {
+                1.0
+            };
+            if mate_found || (!pondering && shared.time.soft_expired_scaled(scale)) {
                 break;
             }
         }

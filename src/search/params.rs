@@ -157,6 +157,22 @@ params! {
     tm_increment = 75, 40..=100, step 5;
     /// The hard limit is this many soft limits (no `movestogo`).
     tm_hard_factor = 4, 2..=6, step 1;
+    /// Soft-limit factor of a new best move, in percent.
+    tm_stability_base = 150, 100..=300, step 10;
+    /// Less of it per iteration the best move held (at most 10), in percent.
+    tm_stability_step = 8, 0..=25, step 1;
+    /// Node-fraction factor: (base − fraction of nodes on the best move) …, in percent.
+    tm_nodes_base = 150, 110..=250, step 8;
+    /// … times this, in percent.
+    tm_nodes_scale = 120, 50..=250, step 8;
+    /// Score factor: percent more time per cp the best score fell, in hundredths.
+    tm_score_scale = 80, 0..=300, step 10;
+    /// Score factor: least, in percent.
+    tm_score_min = 80, 40..=100, step 4;
+    /// Score factor: most, in percent.
+    tm_score_max = 150, 100..=250, step 8;
+    /// Iterations before the plan is scaled at all.
+    tm_scale_depth = 6, 1..=12, step 1;
 }
 
 /// Sets a tunable by its UCI name (any case). `Err` names what is wrong:

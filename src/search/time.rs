@@ -1,5 +1,11 @@
 //! Time allocation: a soft limit (don't start another iteration) and a hard
 //! limit (abort the search), both measured from the moment `go` arrived.
+//!
+//! On a clock the soft limit is a plan, scaled after each iteration by how
+//! settled the search is (`SoftScale`): a best move that has not changed for
+//! several iterations and that took most of the nodes, with a steady score,
+//! stops early; a new best move, a contested one or a falling score buys more
+//! time, up to the hard limit.
 
 use std::time::{Duration, Instant};
 
@@ -13,6 +19,9 @@ pub struct TimeManager {
     start: Instant,
     soft: Option<Duration>,
     hard: Option<Duration>,
+    /// Whether the soft limit is a plan that the search's state may scale
+    /// (a clock), not a time the GUI asked for (`movetime`).
+    scalable: bool,
 }
 
 /// Moves planned beyond a given `movestogo`: the reserve kept at a control.
@@ -23,14 +32,14 @@ impl TimeManager {
         let ms = |v: i64| Some(Duration::from_millis(v.max(1) as u64));
         if let Some(movetime) = limits.movetime {
             let t = (movetime as i64 - move_overhead_ms).max(1);
-            return TimeManager { start, soft: ms(t), hard: ms(t) };
+            return TimeManager { start, soft: ms(t), hard: ms(t), scalable: false };
         }
         let (time, inc) = match us {
             Color::White => (limits.wtime, limits.winc),
             Color::Black => (limits.btime, limits.binc),
         };
         let Some(time) = time else {
-            return TimeManager { start, soft: None, hard: None };
+            return TimeManager { start, soft: None, hard: None, scalable: false };
         };
         let inc = inc.unwrap_or(0).max(0);
         // Keep the overhead plus a small reserve that grows with the clock.
@@ -54,7 +63,7 @@ impl TimeManager {
         // once and let the increments refill the bank.
         let hard = (target * overrun).min(available * 3 / 4).min(time - 3 * move_overhead_ms).max(1);
         let soft = target.min(hard);
-        TimeManager { start, soft: ms(soft), hard: ms(hard) }
+        TimeManager { start, soft: ms(soft), hard: ms(hard), scalable: true }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -66,6 +75,15 @@ impl TimeManager {
         self.soft.is_some_and(|s| self.elapsed() >= s)
     }
 
+    /// Past the soft limit scaled by `scale` (where the limit is a plan;
+    /// `movetime` is kept as asked).
+    pub fn soft_expired_scaled(&self, scale: f64) -> bool {
+        match self.soft {
+            Some(s) if self.scalable => self.elapsed().as_secs_f64() >= s.as_secs_f64() * scale,
+            _ => self.soft_expired(),
+        }
+    }
+
     pub fn hard_expired(&self) -> bool {
         self.hard.is_some_and(|h| self.elapsed() >= h)
     }
@@ -75,9 +93,62 @@ impl TimeManager {
     }
 }
 
+/// What the iterations so far say about how settled the search is, and the
+/// factor it puts on the soft limit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SoftScale {
+    /// Iterations in a row that ended with the same best move.
+    pub stability: i32,
+    /// Share of the last iteration's nodes spent below the best move.
+    pub best_move_fraction: f64,
+    /// The best score of the iteration a few iterations back, and now.
+    pub earlier_score: i32,
+    pub score: i32,
+}
+
+impl SoftScale {
+    /// The factor on the soft limit: the product of three, each a tunable.
+    pub fn factor(&self) -> f64 {
+        let pct = |v: i32| v as f64 / 100.0;
+        let settled = self.stability.clamp(0, 10);
+        let stability = pct(params::tm_stability_base() - settled * params::tm_stability_step()).max(0.3);
+        let nodes = (pct(params::tm_nodes_base()) - self.best_move_fraction).max(0.1) * pct(params::tm_nodes_scale());
+        let fall = (self.earlier_score - self.score) as f64;
+        let score = (1.0 + fall * params::tm_score_scale() as f64 / 10_000.0)
+            .clamp(pct(params::tm_score_min()), pct(params::tm_score_max()));
+        stability * nodes * score
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_settled_search_stops_early_and_an_unsettled_one_takes_longer() {
+        let settled = SoftScale { stability: 8, best_move_fraction: 0.9, earlier_score: 30, score: 35 };
+        let unsettled = SoftScale { stability: 0, best_move_fraction: 0.3, earlier_score: 30, score: -20 };
+        assert!(settled.factor() < 0.8, "{}", settled.factor());
+        assert!(unsettled.factor() > 1.5, "{}", unsettled.factor());
+        // Each of the three moves the factor the way it should.
+        let base = SoftScale { stability: 3, best_move_fraction: 0.5, earlier_score: 0, score: 0 };
+        assert!(SoftScale { stability: 6, ..base }.factor() < base.factor());
+        assert!(SoftScale { best_move_fraction: 0.8, ..base }.factor() < base.factor());
+        assert!(SoftScale { score: -40, ..base }.factor() > base.factor());
+        assert!(SoftScale { score: 40, ..base }.factor() < base.factor());
+    }
+
+    #[test]
+    fn only_a_clock_plan_is_scaled() {
+        let start = Instant::now() - Duration::from_millis(300);
+        let clock = TimeManager::new(start, &Limits { wtime: Some(30_000), ..Limits::default() }, Color::White, 0);
+        let (soft, _) = clock.limits();
+        assert!(soft.unwrap() > Duration::from_millis(300));
+        assert!(!clock.soft_expired_scaled(1.0));
+        assert!(clock.soft_expired_scaled(0.01));
+        let fixed = TimeManager::new(start, &Limits { movetime: Some(1_000), ..Limits::default() }, Color::White, 0);
+        assert!(!fixed.soft_expired_scaled(0.01), "movetime is used as asked");
+    }
 
     fn tm(limits: Limits) -> (Option<Duration>, Option<Duration>) {
         TimeManager::new(Instant::now(), &limits, Color::White, 10).limits()

@@ -45,6 +45,9 @@ pub struct Worker<'a> {
     /// Best root move and line of the iteration in progress, set as soon as
     /// a root move raises alpha.
     pub root_best: Option<(Move, i32)>,
+    /// Nodes searched below each root move since the search began (for the
+    /// time manager: how much of the effort the best move took).
+    pub root_nodes: Vec<(Move, u64)>,
     pub stopped: bool,
     frames: Vec<Frame>,
     pv: Vec<Line>,
@@ -72,6 +75,7 @@ impl<'a> Worker<'a> {
             root_allowed: Vec::new(),
             root_excluded: Vec::new(),
             root_best: None,
+            root_nodes: Vec::new(),
             stopped: false,
             frames: vec![Frame::default(); MAX_PLY + 8],
             pv: vec![Line::new(); MAX_PLY + 2],
@@ -116,6 +120,19 @@ impl<'a> Worker<'a> {
                 break;
             }
         }
+    }
+
+    fn count_root_nodes(&mut self, m: Move, nodes: u64) {
+        match self.root_nodes.iter_mut().find(|(rm, _)| *rm == m) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_nodes.push((m, nodes)),
+        }
+    }
+
+    /// Share of this thread's nodes spent below root move `m`.
+    pub fn root_node_fraction(&self, m: Move) -> f64 {
+        let below = self.root_nodes.iter().find(|(rm, _)| *rm == m).map_or(0, |&(_, n)| n);
+        below as f64 / self.nodes.max(1) as f64
     }
 
     fn root_move_allowed(&self, m: Move) -> bool {
@@ -331,6 +348,7 @@ impl<'a> Worker<'a> {
                 !see_ge(self.board.pos(), m, threshold)
             };
 
+            let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
             self.board.push(m);
             self.tt.prefetch(self.board.key());
@@ -387,6 +405,9 @@ impl<'a> Worker<'a> {
                 score = -self.search(-beta, -alpha, new_depth, ply + 1, false);
             }
             self.board.pop();
+            if root {
+                self.count_root_nodes(m, self.nodes - nodes_before);
+            }
             if self.stopped {
                 return DRAW;
             }
