@@ -107,15 +107,39 @@ pub fn trace_chart(args: &TraceChartArgs) -> Result<(), Error> {
     let pad = ((high - low) * 0.05).max(0.5);
     let x_max = x.iter().copied().fold(f64::MIN, f64::max);
     let x_min = x.iter().copied().fold(f64::MAX, f64::min);
-    let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
+    let frame = Frame {
+        x: x_min..x_max.max(x_min + 1.0),
+        y: (low - pad)..(high + pad),
+        x_desc: &x_name,
+        y_desc: "move from the start (steps)",
+    };
+    draw_lines(&args.out, &args.title, frame, &lines)
+}
+
+/// The axes of a line chart: ranges and descriptions.
+struct Frame<'a> {
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    x_desc: &'a str,
+    y_desc: &'a str,
+}
+
+/// Labelled lines on one chart with a legend, written as a PNG.
+fn draw_lines(
+    out: &std::path::Path,
+    title: &str,
+    frame: Frame,
+    lines: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), Error> {
+    let root = BitMapBackend::new(out, (1000, 620)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(&args.title, ("sans-serif", 20))
+        .caption(title, ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x_min..x_max.max(x_min + 1.0), (low - pad)..(high + pad))?;
-    chart.configure_mesh().x_desc(x_name.as_str()).y_desc("move from the start (steps)").draw()?;
+        .y_label_area_size(80)
+        .build_cartesian_2d(frame.x, frame.y)?;
+    chart.configure_mesh().x_desc(frame.x_desc).y_desc(frame.y_desc).draw()?;
     for (i, (label, points)) in lines.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         chart
@@ -125,7 +149,7 @@ pub fn trace_chart(args: &TraceChartArgs) -> Result<(), Error> {
     }
     chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     root.present()?;
-    println!("wrote {}", args.out.display());
+    println!("wrote {}", out.display());
     Ok(())
 }
 
@@ -190,26 +214,8 @@ pub fn loss_chart(args: &LossChartArgs) -> Result<(), Error> {
     let (x_max, low, high) =
         all.fold((1.0f64, f64::MAX, f64::MIN), |(x, lo, hi), &(e, l)| (x.max(e), lo.min(l), hi.max(l)));
     let pad = ((high - low) * 0.05).max(1e-9);
-    let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(&args.title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.0..x_max, (low - pad)..(high + pad))?;
-    chart.configure_mesh().x_desc("epoch").y_desc("validation loss").draw()?;
-    for (i, (label, points)) in runs.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
-    }
-    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
-    root.present()?;
-    println!("wrote {}", args.out.display());
-    Ok(())
+    let frame = Frame { x: 0.0..x_max, y: (low - pad)..(high + pad), x_desc: "epoch", y_desc: "validation loss" };
+    draw_lines(&args.out, &args.title, frame, &runs)
 }
 
 pub fn elo_chart(args: &EloChartArgs) -> Result<(), Error> {
