@@ -11,6 +11,7 @@ pub enum Kind {
     Text { default: &'static str },
 }
 
+#[derive(Clone, Copy)]
 pub struct Spec {
     pub name: &'static str,
     pub kind: Kind,
@@ -65,15 +66,19 @@ pub enum Setting {
     Tunable(&'static str, i64),
 }
 
-/// The `option name …` lines sent after `uci`: the table, and in the
-/// `tune` build every search constant as a spin option.
+/// The options this build declares: the table, and in the `tune` build
+/// every search constant as a spin option.
+fn specs() -> impl Iterator<Item = Spec> {
+    let tunables = params::ALL.iter().filter(|_| params::TUNABLE).map(|p| Spec {
+        name: p.name,
+        kind: Kind::Spin { default: p.default as i64, min: p.min as i64, max: p.max as i64 },
+    });
+    SPECS.iter().copied().chain(tunables)
+}
+
+/// The `option name …` lines sent after `uci`.
 pub fn declarations() -> Vec<String> {
-    let tunables = params::ALL
-        .iter()
-        .filter(|_| params::TUNABLE)
-        .map(|p| format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max));
-    SPECS
-        .iter()
+    specs()
         .map(|spec| match spec.kind {
             Kind::Spin { default, min, max } => {
                 format!("option name {} type spin default {default} min {min} max {max}", spec.name)
@@ -84,15 +89,12 @@ pub fn declarations() -> Vec<String> {
             Kind::Button => format!("option name {} type button", spec.name),
             Kind::Text { default } => format!("option name {} type string default {default}", spec.name),
         })
-        .chain(tunables)
         .collect()
 }
 
 /// Checks a `setoption name <name> [value <value>]` against the table.
 pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String> {
-    let Some(spec) = SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)) else {
-        return parse_tunable(name, value);
-    };
+    let spec = specs().find(|s| s.name.eq_ignore_ascii_case(name)).ok_or_else(|| format!("unknown option '{name}'"))?;
     enum Value {
         Int(i64),
         Bool(bool),
@@ -139,19 +141,9 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         ("SyzygyProbeDepth", Value::Int(v)) => Setting::SyzygyProbeDepth(v as i32),
         ("Syzygy50MoveRule", Value::Bool(b)) => Setting::Syzygy50MoveRule(b),
         ("SyzygyProbeLimit", Value::Int(v)) => Setting::SyzygyProbeLimit(v as usize),
+        (name, Value::Int(v)) if params::find(name).is_some_and(|p| p.name == name) => Setting::Tunable(name, v),
         _ => unreachable!("every option in SPECS has a Setting"),
     })
-}
-
-/// A search constant, where the build declares them (`tune`).
-fn parse_tunable(name: &str, value: Option<&str>) -> Result<Setting, String> {
-    let param = params::find(name).filter(|_| params::TUNABLE).ok_or_else(|| format!("unknown option '{name}'"))?;
-    let text = value.ok_or_else(|| format!("option '{}' needs a value", param.name))?;
-    let v: i64 = text.parse().map_err(|_| format!("option '{}' takes an integer, not '{text}'", param.name))?;
-    if !(param.min as i64..=param.max as i64).contains(&v) {
-        return Err(format!("option '{}' value {v} is outside {}..{}", param.name, param.min, param.max));
-    }
-    Ok(Setting::Tunable(param.name, v))
 }
 
 fn spin_default(name: &str) -> i64 {
