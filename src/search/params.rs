@@ -203,10 +203,12 @@ pub fn spsa_input() -> String {
 pub fn lmr_table() -> Box<[[i32; 64]; 64]> {
     let base = lmr_base() as f64 / 100.0;
     let divisor = lmr_divisor() as f64 / 100.0;
+    // Made for every search: 64 logarithms, not 2 per entry.
+    let ln: [f64; 64] = std::array::from_fn(|i| (i as f64).ln());
     let mut table = Box::new([[0; 64]; 64]);
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32;
+            *r = (base + ln[depth] * ln[moves] / divisor) as i32;
         }
     }
     table
