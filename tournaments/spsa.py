@@ -35,18 +35,12 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TOURNAMENTS = Path(__file__).resolve().parent
-ROOT = TOURNAMENTS.parent
+from report import ROOT, SHARED_DATA, TOURNAMENTS, check_name, die, engine_path
+
 ALPHA, GAMMA = 0.602, 0.101
-
-
-def die(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
-    sys.exit(1)
 
 
 @dataclass
@@ -91,7 +85,7 @@ def find_cutechess() -> str:
 
 
 def find_book(given: str | None) -> Path:
-    book = Path(given or os.environ.get("BOOK") or ROOT.parent / "shared/data/books/UHO_4060_v4.epd")
+    book = Path(given or os.environ.get("BOOK") or SHARED_DATA / "books/UHO_4060_v4.epd")
     if not book.is_file():
         die(f"opening book {book} not found (--book FILE or BOOK=FILE)")
     return book
@@ -194,13 +188,10 @@ def main() -> None:
     ap.add_argument("--book")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    if not re.fullmatch(r"[A-Za-z0-9._+-]+", args.name):
-        die("NAME may hold letters, digits and . _ + - only")
+    check_name(args.name)
     if args.iterations < 1 or args.pairs < 1 or args.concurrency < 1:
         die("--iterations, --pairs and --concurrency must be at least 1")
-    engine = str(Path(args.engine).resolve())
-    if not os.access(engine, os.X_OK):
-        die(f"{args.engine} is not an executable")
+    engine = engine_path(str(Path(args.engine).resolve()))
     tc_args(args.tc)
     cutechess = find_cutechess()
     book = find_book(args.book)
