@@ -3,7 +3,7 @@
 
 usage: tournaments/spsa.py NAME --engine BIN [--params A,B,...] [--tc TC]
                            [--iterations N] [--pairs P] [--concurrency C]
-                           [--book FILE] [--seed S]
+                           [--book FILE] [--seed S] [--r-end R]
 
 BIN is a `cargo build --release --features tune` binary: it declares every
 constant of src/search/params.rs as a UCI option, and `BIN spsa-input` gives
@@ -13,6 +13,10 @@ plays P game pairs (each opening with both colours) between the engine at
 θ + c_k·Δ and at θ − c_k·Δ, and moves θ by a_k·(wins − losses)/(c_k·Δ) —
 OpenBench's schedule: c_k = c·k^−0.101, a_k = a·(A + k)^−0.602, A = N/10,
 c = c_end·N^0.101, a = r_end·c_end²·(A + N)^0.602.
+
+R replaces every constant's r_end (OpenBench's default, 0.002, is made for
+runs of tens of thousands of pairs on many machines; a run of a few thousand
+pairs on one machine needs a larger one, e.g. 0.01, to move at all).
 
 TC is a cutechess time control (5+0.05) or nodes=N (a fixed node budget,
 immune to whatever else loads the machine; the default, nodes=5000).
@@ -35,7 +39,7 @@ import random
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from report import ROOT, SHARED_DATA, TOURNAMENTS, check_name, die, engine_path
@@ -187,10 +191,13 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--book")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--r-end", type=float, help="every constant's r_end (default: the engine's)")
     args = ap.parse_args()
     check_name(args.name)
     if args.iterations < 1 or args.pairs < 1 or args.concurrency < 1:
         die("--iterations, --pairs and --concurrency must be at least 1")
+    if args.r_end is not None and not 0 < args.r_end <= 1:
+        die("--r-end must be in (0, 1]")
     engine = engine_path(str(Path(args.engine).resolve()))
     tc_args(args.tc)
     cutechess = find_cutechess()
@@ -205,6 +212,8 @@ def main() -> None:
         params = [p for p in every if p.name in wanted]
     else:
         params = every
+    if args.r_end is not None:
+        params = [replace(p, r_end=args.r_end) for p in params]
     missing = [p.name for p in params if p.name not in declared_options(engine)]
     if missing:
         die(f"{args.engine} does not declare {missing[0]} as an option: build it with "
@@ -217,7 +226,7 @@ def main() -> None:
     state_path = work / "state.json"
     trace = results / f"spsa-{args.name}.csv"
     config = {"params": [p.name for p in params], "tc": args.tc, "iterations": args.iterations,
-              "pairs": args.pairs, "seed": args.seed}
+              "pairs": args.pairs, "seed": args.seed, "r_end": args.r_end}
     if state_path.exists():
         state = json.loads(state_path.read_text())
         if state["config"] != config:

@@ -111,6 +111,23 @@ def test_a_short_run_moves_a_constant_the_way_the_games_say(tune_engine_bin, fak
     assert "tuned values" in out.stdout and "rfp_margin, " in out.stdout
 
 
+def test_r_end_scales_every_step(tune_engine_bin, fake):
+    env, book = fake
+    start = defaults(tune_engine_bin)["rfp_margin"]
+    steps = {}
+    for name, extra in (("base", []), ("big", ["--r-end", "0.01"])):
+        cmd, env = spsa(tune_engine_bin, book, env, iterations=3, name=name, extra=["--params", "rfp_margin", *extra])
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        steps[name] = float(trace_rows(env, name)[0]["rfp_margin"]) - start
+    # The engine's r_end is 0.002: the same games move θ five times as far
+    # (the trace keeps three decimals).
+    assert steps["base"] > 0 and abs(steps["big"] / steps["base"] - 5) < 0.1, steps
+    cmd, env = spsa(tune_engine_bin, book, env, extra=["--r-end", "0"])
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "--r-end" in out.stderr
+
+
 def test_a_killed_run_resumes_after_its_last_finished_iteration(tune_engine_bin, fake):
     env, book = fake
     cmd, env = spsa(tune_engine_bin, book, env, iterations=4)
