@@ -5,6 +5,7 @@
 //! in the search goes through it, so incremental state (the key now, the NNUE
 //! accumulators later) is updated in a single place.
 
+pub mod check;
 pub mod noisy;
 pub mod perft;
 pub mod perft_suite;
@@ -231,6 +232,11 @@ impl Board {
 
     pub fn in_check(&self) -> bool {
         self.current().in_check
+    }
+
+    /// Whether the legal move `m` would give check (without playing it).
+    pub fn gives_check(&self, m: Move) -> bool {
+        check::gives_check(self.pos(), m)
     }
 
     /// Marks the current position as the root of a search.

@@ -335,20 +335,16 @@ impl<'a> Worker<'a> {
 
             let lmr_depth = (depth - self.lmr[depth.min(63) as usize][(moves_searched + 1).min(63)]).max(0);
             let may_prune = FULL && !root && best_score > -MATE_BOUND;
-            let loses_material = may_prune && depth <= see_depth() && kind != Kind::TtMove && {
-                let threshold = if quiet { -see_quiet() * lmr_depth } else { -see_noisy() * depth * depth };
-                !see_ge(self.board.pos(), m, threshold)
-            };
-
-            let nodes_before = self.nodes;
-            self.frames[ply].played = Some(PieceTo::of(us, m));
-            self.board.push(m);
-            self.tt.prefetch(self.board.key());
-            let gives_check = self.board.in_check();
-
-            // Pruning of moves unlikely to matter. Checks are always searched.
+            // Pruning of moves unlikely to matter, decided before the move is
+            // made (most late quiet moves of a node end here). Checks are
+            // always searched.
+            let gives_check = self.board.gives_check(m);
             if may_prune && !gives_check {
-                let mut prune = loses_material || (quiet && skip_quiets);
+                let mut prune = quiet && skip_quiets;
+                if !prune && depth <= see_depth() && kind != Kind::TtMove {
+                    let threshold = if quiet { -see_quiet() * lmr_depth } else { -see_noisy() * depth * depth };
+                    prune = !see_ge(self.board.pos(), m, threshold);
+                }
                 if quiet && !in_check && !prune {
                     // Late move pruning.
                     if depth <= lmp_depth()
@@ -367,10 +363,15 @@ impl<'a> Worker<'a> {
                     }
                 }
                 if prune {
-                    self.board.pop();
                     continue;
                 }
             }
+
+            let nodes_before = self.nodes;
+            self.frames[ply].played = Some(PieceTo::of(us, m));
+            self.board.push(m);
+            self.tt.prefetch(self.board.key());
+            debug_assert_eq!(gives_check, self.board.in_check(), "{m}");
             if FULL && extension == 0 && gives_check {
                 extension = 1;
             }

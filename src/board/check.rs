@@ -1,0 +1,76 @@
+//! Whether a legal move gives check, from the position before it: the search
+//! decides to prune a late quiet move (which it never does to a check)
+//! before paying for the move's make and unmake.
+
+use shakmaty::attacks::attacks;
+use shakmaty::{Bitboard, Chess, Move, Piece, Position};
+
+/// True if playing the legal move `m` in `pos` puts the opponent in check.
+/// Exact for every move: normal moves, captures and promotions from the
+/// attack sets; castling and en passant (two pieces move) by playing them.
+pub fn gives_check(pos: &Chess, m: Move) -> bool {
+    let (from, to, role) = match m {
+        Move::Normal { from, to, promotion, role, .. } => (from, to, promotion.unwrap_or(role)),
+        Move::EnPassant { .. } | Move::Castle { .. } | Move::Put { .. } => {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            return after.is_check();
+        }
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(!us) else {
+        return false;
+    };
+    let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
+    // Direct: the moved (or promoted) piece attacks the king from `to`.
+    if attacks(to, Piece { color: us, role }, occupied).contains(king) {
+        return true;
+    }
+    // Discovered: one of our other pieces sees the king once `from` is empty.
+    // (The piece captured on `to` is the opponent's, so not counted.)
+    !(board.attacks_to(king, us, occupied) & !Bitboard::from(from)).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    /// Every legal move of positions full of checks, pins, promotions,
+    /// castling and en passant, down to depth 3: the answer is the one of
+    /// playing the move.
+    #[test]
+    fn agrees_with_playing_the_move() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            "4k3/8/8/3pP3/8/8/8/R3K2R w KQ d6 0 1",
+            "8/8/8/2k5/3Pp3/8/8/4K2B b - d3 0 1",
+            "4k3/1P6/8/8/8/8/8/4K2R w K - 0 1",
+            "3r4/8/8/8/8/8/3B4/3K2k1 w - - 0 1",
+        ];
+        let mut checked = 0;
+        for fen in fens {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let mut stack = vec![(pos, 3)];
+            while let Some((pos, depth)) = stack.pop() {
+                for m in pos.legal_moves() {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    assert_eq!(gives_check(&pos, m), after.is_check(), "{fen}: {m}");
+                    checked += 1;
+                    if depth > 1 {
+                        stack.push((after, depth - 1));
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
+}
