@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod book;
+pub mod dfrc;
 pub mod fenlist;
 pub mod filter;
 pub mod interrupt;

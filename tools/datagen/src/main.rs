@@ -158,6 +158,11 @@ struct PlayArgs {
     /// random entry. Default: the start position.
     #[arg(long)]
     book: Option<PathBuf>,
+    /// Start each game from a random Double Fischer Random arrangement
+    /// (each side's back rank one of Chess960's, drawn independently; no
+    /// castling rights), then the random plies, instead of a book line.
+    #[arg(long, conflicts_with = "book")]
+    dfrc: bool,
     /// Random legal plies after the book line: N, or a range N-M drawn
     /// uniformly. Default: 8-9 without --book, 0 with one.
     #[arg(long)]
@@ -251,6 +256,7 @@ impl PlayArgs {
         };
         Ok(SelfPlayConfig {
             nodes,
+            dfrc: self.dfrc,
             random_plies,
             max_opening_score: self.max_opening_score.or((!booked).then_some(300)),
             random_move_prob: self.random_move_prob,

@@ -3,8 +3,8 @@
 //! move, adjudication, and the quiet positions of the game recorded with a
 //! score and, once the game ends, its result.
 //!
-//! Diversity, for data that covers what real games reach: random plies
-//! after the book line; `random_move_prob`, a uniformly random legal move
+//! Diversity, for data that covers what real games reach: Double Fischer
+//! Random starting arrangements (`dfrc`); random plies after the book line; `random_move_prob`, a uniformly random legal move
 //! instead of the engine's (the position before it is still recorded with
 //! the engine's score); `multipv_pick` K > 1, the move drawn among the
 //! engine's K best lines within `multipv_margin` of the best.
@@ -28,6 +28,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tessera::board::Board;
 use tessera::search::Search;
 
+use crate::dfrc::dfrc_start;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
@@ -38,6 +39,9 @@ use tessera::rng::Rng;
 pub struct SelfPlayConfig {
     /// Nodes per move.
     pub nodes: u64,
+    /// Games start from Double Fischer Random arrangements ([`dfrc_start`])
+    /// instead of the book or the start position.
+    pub dfrc: bool,
     /// Random legal plies after the book line: between the two, inclusive.
     pub random_plies: (usize, usize),
     /// Openings whose score (at `nodes`) exceeds this (centipawns) are drawn again.
@@ -68,6 +72,7 @@ impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
             nodes: 5000,
+            dfrc: false,
             random_plies: (8, 9),
             max_opening_score: Some(300),
             random_move_prob: 0.0,
@@ -112,7 +117,13 @@ fn opening(
 ) -> Result<(Chess, Vec<Move>), String> {
     let (low, high) = config.random_plies;
     for _ in 0..100 {
-        let start = if book.is_empty() { Chess::default() } else { book[rng.below(book.len())].clone() };
+        let start = if config.dfrc {
+            dfrc_start(rng)
+        } else if book.is_empty() {
+            Chess::default()
+        } else {
+            book[rng.below(book.len())].clone()
+        };
         let plies = low + rng.below(high - low + 1);
         let mut pos = start.clone();
         let mut moves = Vec::with_capacity(plies);

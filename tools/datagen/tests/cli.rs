@@ -66,6 +66,30 @@ fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
     assert!(every.len() > 20, "{} positions", every.len());
 }
 
+/// Double Fischer Random openings: the games start from the drawn
+/// arrangements (kept here from ply 0), resume to the same records, and a
+/// book beside them is refused.
+#[test]
+fn dfrc_openings_start_from_drawn_back_ranks_and_resume() {
+    let records = killed_and_resumed("dfrc", &["--nodes", "300", "--dfrc", "--random-plies", "0", "--min-ply", "0"]);
+    let starts: Vec<&String> = records.iter().filter(|r| r.contains("/pppppppp/8/8/8/8/PPPPPPPP/")).collect();
+    assert!(!starts.is_empty(), "no game's first position kept: {records:?}");
+    for r in &starts {
+        assert!(r.contains(" w - - 0 1"), "{r}");
+    }
+    // Six games, each side's rank one of 960: not all of them the usual one.
+    assert!(starts.iter().any(|r| !r.starts_with("rnbqkbnr/") || !r.contains("/RNBQKBNR w")), "{starts:?}");
+    let dir = temp_dir("dfrc-book");
+    let out = Command::new(DATAGEN)
+        .args(["selfplay", "-o", &dir.join("x.bin").display().to_string(), "--dfrc", "--book", "b.epd"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--dfrc") && err.contains("--book"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The net v3 recipe in small: book openings, random plies and moves,
 /// MultiPV picks, a few positions a game re-scored by a deeper search.
 #[test]
