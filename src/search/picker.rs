@@ -111,12 +111,12 @@ impl Iterator for MovePicker {
         if self.next >= self.moves.len() {
             return None;
         }
-        let mut best = self.next;
-        for i in self.next + 1..self.moves.len() {
-            if self.scores[i] > self.scores[best] {
-                best = i;
-            }
-        }
+        // The first of the best-scored moves left (a maximum, then a search
+        // for it: two branch-free passes instead of one that branches on
+        // every comparison).
+        let rest = &self.scores[self.next..];
+        let top = rest.iter().copied().max().expect("a move is left");
+        let best = self.next + rest.iter().position(|&s| s == top).expect("the maximum is there");
         self.moves.swap(self.next, best);
         self.scores.swap(self.next, best);
         let (m, score) = (self.moves[self.next], self.scores[self.next]);
