@@ -124,6 +124,10 @@ pub struct Args {
     /// Passes over the training set.
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
+    /// A budget in samples seen instead of --epochs: as many passes over
+    /// the training set (after filters and deduplication) as reach it.
+    #[arg(long, conflicts_with = "epochs")]
+    pub samples: Option<u64>,
     /// Samples per batch.
     #[arg(long, default_value_t = 16384)]
     pub batch: usize,

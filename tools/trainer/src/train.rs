@@ -73,6 +73,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(Error::from(what.to_string())) };
     check(args.ft > 0 && args.hidden > 0, "--ft and --hidden must be positive")?;
     check(args.batch > 0 && args.epochs > 0, "--batch and --epochs must be positive")?;
+    check(args.samples != Some(0), "--samples must be positive")?;
     check(args.validation_permille < 1000, "--validation-permille must be below 1000")?;
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
@@ -145,6 +146,16 @@ pub fn run(args: &Args) -> Result<(), Error> {
         validation.len(),
         secs(started)
     );
+    // A budget in samples seen is whole passes over this training set, the
+    // fewest that reach it.
+    let epochs = match args.samples {
+        Some(samples) => {
+            let epochs = samples.div_ceil(train.len() as u64) as usize;
+            println!("--samples {samples}: {epochs} epochs, {} samples seen", epochs as u64 * train.len() as u64);
+            epochs
+        }
+        None => args.epochs,
+    };
 
     let fitted = match &train {
         Samples::Eval(v) => {
@@ -256,7 +267,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let mut trained_samples = 0usize;
     // Worked out once where more than one epoch is left (a single epoch
     // would build them once either way, and beside the passes).
-    let cache = (args.epochs > first_epoch + 1).then(|| FeatureCache::build(&fs, &train)).flatten().map(Arc::new);
+    let cache = (epochs > first_epoch + 1).then(|| FeatureCache::build(&fs, &train)).flatten().map(Arc::new);
     if let Some(cache) = &cache {
         println!(
             "feature lists of {} positions cached: {} MB in {:.1} s",
@@ -266,9 +277,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
         );
     }
 
-    for epoch in first_epoch..args.epochs {
-        let lr = schedule.rate(args.lr, epoch, args.epochs);
-        let bar = ProgressBar::new(train.len() as u64).with_prefix(format!("epoch {}/{}", epoch + 1, args.epochs));
+    for epoch in first_epoch..epochs {
+        let lr = schedule.rate(args.lr, epoch, epochs);
+        let bar = ProgressBar::new(train.len() as u64).with_prefix(format!("epoch {}/{}", epoch + 1, epochs));
         bar.set_style(
             ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {per_sec} ETA {eta} {msg}")?
                 .progress_chars("=> "),
@@ -343,7 +354,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         println!(
             "epoch {}/{}: train loss {:.6}, validation loss {:.6}{sets}, lr {:.3e}{}, {:.0} samples/s, {:.1} s",
             epoch + 1,
-            args.epochs,
+            epochs,
             record.train_loss,
             record.validation_loss,
             lr,
@@ -369,7 +380,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     // A run killed between its last checkpoint and its reports resumes with
     // no epoch left to train: the reports are still rewritten from the
     // checkpoint's history, so they never miss an epoch.
-    if first_epoch == args.epochs {
+    if first_epoch == epochs {
         write_loss_reports(&history)?;
     }
 
@@ -399,7 +410,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     if trained_samples > 0 {
         println!(
             "trained {} epochs here in {:.1} s: {:.0} samples/s over the run",
-            args.epochs - first_epoch,
+            epochs - first_epoch,
             wall,
             trained_samples as f64 / wall
         );

@@ -368,6 +368,40 @@ fn training_samples(text: &str) -> usize {
     line.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// A budget in samples seen: the fewest whole passes over the training set
+/// (as filtered and held out) that reach it.
+#[test]
+fn a_samples_budget_becomes_whole_epochs() {
+    let dir = temp_dir("samples");
+    let data = dir.join("data.txt");
+    write_data(&data, 5_000);
+    let out = dir.join("run");
+    let mut cmd = Command::new(TRAINER);
+    cmd.arg("--data").arg(&data).arg("--out").arg(&out);
+    cmd.args(["--ft", "32", "--hidden", "8", "--batch", "256", "--validation-permille", "100", "--threads", "2"]);
+    cmd.args(["--samples", "10000"]);
+    let text = String::from_utf8_lossy(&run(cmd).stdout).to_string();
+    let n = training_samples(&text);
+    let epochs = 10_000usize.div_ceil(n);
+    assert!(epochs >= 2, "{n} training samples");
+    assert!(text.contains(&format!("--samples 10000: {epochs} epochs, {} samples seen", epochs * n)), "{text}");
+    assert_eq!(loss_column(&out, "validation_loss").len(), epochs);
+    // Not both budgets, and not an empty one.
+    for extra in [&["--samples", "1000", "--epochs", "2"][..], &["--samples", "0"][..]] {
+        let out = Command::new(TRAINER)
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(dir.join("x"))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--samples"), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn mirror_adds_the_castling_free_positions_mirrored() {
     let dir = temp_dir("mirror");
