@@ -3,6 +3,7 @@
 
 use shakmaty::{Color, Move, Piece, Square};
 
+use super::correction::CorrectionHistory;
 use super::params;
 use super::score::MAX_PLY;
 
@@ -58,6 +59,8 @@ pub struct Histories {
     /// [previous piece][previous to]
     counter: Vec<Option<Move>>,
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    /// What the search learnt about the static evaluation's errors.
+    pub correction: CorrectionHistory,
 }
 
 impl Default for Histories {
@@ -68,6 +71,7 @@ impl Default for Histories {
             continuation: vec![0; 12 * 64 * 12 * 64],
             counter: vec![None; 12 * 64],
             killers: [[None; 2]; MAX_PLY + 1],
+            correction: CorrectionHistory::default(),
         }
     }
 }

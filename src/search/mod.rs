@@ -2,6 +2,7 @@
 //! a principal variation search, run on one or more threads (Lazy SMP: the
 //! threads share only the transposition table).
 
+pub mod correction;
 pub mod history;
 pub mod limits;
 pub mod params;

@@ -125,6 +125,13 @@ params! {
     /// Double extension when the others fail this far below the singular beta.
     double_ext_margin = 25, 5..=60, step 3;
 
+    // Correction history: how much of each table's learnt error is applied,
+    // out of 256 (the non-pawn weight counts once per side).
+    /// Weight of the pawn-structure correction.
+    corr_pawn_weight = 128, 0..=256, step 12;
+    /// Weight of each side's non-pawn correction.
+    corr_non_pawn_weight = 64, 0..=256, step 8;
+
     // Iterative deepening.
     /// Aspiration window: first half-width in centipawns.
     asp_delta = 20, 8..=50, step 3;

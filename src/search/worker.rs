@@ -7,6 +7,7 @@ use arrayvec::ArrayVec;
 use shakmaty::{Move, Position};
 
 use super::SharedState;
+use super::correction;
 use super::history::{Histories, PieceTo, bonus, is_quiet, malus};
 use super::params::*;
 use super::picker::{self, Kind, MovePicker};
@@ -211,9 +212,16 @@ impl<'a> Worker<'a> {
             }
         }
 
-        // Static evaluation, sharpened by the table's bound where it applies.
-        let static_eval =
+        // Static evaluation: the network's (kept in the table), moved by what
+        // the correction history learnt about positions like this one, then
+        // sharpened by the table's bound where it applies.
+        let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
+        let slots = raw_eval.filter(|_| FULL).map(|_| correction::slots(self.board.pos().board(), self.board.turn()));
+        let static_eval = raw_eval.map(|raw| match slots {
+            Some(s) => (raw + self.hist.correction.correction(s)).clamp(-EVAL_LIMIT, EVAL_LIMIT),
+            None => raw,
+        });
         let eval = match (static_eval, tt_entry, tt_score) {
             (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
                 Bound::Exact => score,
@@ -460,8 +468,18 @@ impl<'a> Worker<'a> {
 
         if excluded.is_none() {
             let bound = Bound::of(best_score, original_alpha, beta);
+            // Learn the evaluation's error where the result measures it: a
+            // quiet best move (or none), a bound on the side that says something.
+            if let (Some(raw), Some(corrected), Some(s)) = (raw_eval, static_eval, slots)
+                && best_move.is_none_or(is_quiet)
+                && !is_decisive(best_score)
+                && !(bound == Bound::Lower && best_score <= corrected)
+                && !(bound == Bound::Upper && best_score >= corrected)
+            {
+                self.hist.correction.update(s, depth, raw, best_score);
+            }
             let stored_move = best_move.map_or(tt_move, PackedMove::of);
-            self.tt.store(key, stored_move, to_tt(best_score, ply), static_eval.unwrap_or(0), depth, bound);
+            self.tt.store(key, stored_move, to_tt(best_score, ply), raw_eval.unwrap_or(0), depth, bound);
         }
         best_score
     }
