@@ -506,8 +506,18 @@ impl<'a> Worker<'a> {
             }
         }
 
-        let static_eval =
+        // The standing-pat score is corrected as in the main search (the
+        // table keeps the raw evaluation); quiescence does not learn.
+        let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
+        let static_eval = raw_eval.map(|raw| {
+            if FULL {
+                let slots = correction::slots(self.board.pos().board(), self.board.turn());
+                (raw + self.hist.correction.correction(slots)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+            } else {
+                raw
+            }
+        });
         let mut best_score = -INFINITE;
         if let Some(stand_pat) = static_eval {
             // Standing pat: the side to move may decline every capture.
@@ -552,7 +562,7 @@ impl<'a> Worker<'a> {
         }
         let bound = Bound::of(best_score, original_alpha, beta);
         let mv = best_move.map_or(PackedMove::NONE, PackedMove::of);
-        self.tt.store(key, mv, to_tt(best_score, ply), static_eval.unwrap_or(0), 0, bound);
+        self.tt.store(key, mv, to_tt(best_score, ply), raw_eval.unwrap_or(0), 0, bound);
         best_score
     }
 }
