@@ -71,10 +71,17 @@ fn train(data: &Path, out: &Path, epochs: usize, extra: &[&str]) -> Command {
 
 /// [`train`] with another learning rate.
 fn train_at(data: &Path, out: &Path, epochs: usize, lr: &str, extra: &[&str]) -> Command {
+    let mut cmd = small_net(data, out, lr);
+    cmd.args(["--epochs", &epochs.to_string()]).args(extra);
+    cmd
+}
+
+/// The trainer on a small net, without a budget.
+fn small_net(data: &Path, out: &Path, lr: &str) -> Command {
     let mut cmd = Command::new(TRAINER);
     cmd.arg("--data").arg(data).arg("--out").arg(out);
     cmd.args(["--ft", "32", "--hidden", "8", "--batch", "256", "--lr", lr, "--validation-permille", "100"]);
-    cmd.args(["--epochs", &epochs.to_string(), "--threads", "2"]).args(extra);
+    cmd.args(["--threads", "2"]);
     cmd
 }
 
@@ -376,9 +383,7 @@ fn a_samples_budget_becomes_whole_epochs() {
     let data = dir.join("data.txt");
     write_data(&data, 5_000);
     let out = dir.join("run");
-    let mut cmd = Command::new(TRAINER);
-    cmd.arg("--data").arg(&data).arg("--out").arg(&out);
-    cmd.args(["--ft", "32", "--hidden", "8", "--batch", "256", "--validation-permille", "100", "--threads", "2"]);
+    let mut cmd = small_net(&data, &out, "2e-3");
     cmd.args(["--samples", "10000"]);
     let text = String::from_utf8_lossy(&run(cmd).stdout).to_string();
     let n = training_samples(&text);
