@@ -15,6 +15,7 @@
 use shakmaty::{Bitboard, Board, Color};
 
 use super::params;
+use crate::evaluate::EVAL_LIMIT;
 
 /// Entries per table and side to move.
 const ENTRIES: usize = 16_384;
@@ -87,6 +88,12 @@ impl CorrectionHistory {
         let non_pawn = (self.non_pawn[s.non_pawn[0]] as i32 + self.non_pawn[s.non_pawn[1]] as i32)
             * params::corr_non_pawn_weight();
         (pawn + non_pawn) / (WEIGHT_SCALE * GRAIN)
+    }
+
+    /// A raw static evaluation moved by the correction of its slots, kept
+    /// within the evaluation's bounds.
+    pub fn corrected(&self, s: Slots, raw: i32) -> i32 {
+        (raw + self.correction(s)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
     /// Learns that a search of `depth` found `score` where the raw static

@@ -218,10 +218,7 @@ impl<'a> Worker<'a> {
         let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
         let slots = raw_eval.filter(|_| FULL).map(|_| correction::slots(self.board.pos().board(), self.board.turn()));
-        let static_eval = raw_eval.map(|raw| match slots {
-            Some(s) => (raw + self.hist.correction.correction(s)).clamp(-EVAL_LIMIT, EVAL_LIMIT),
-            None => raw,
-        });
+        let static_eval = raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw)));
         let eval = match (static_eval, tt_entry, tt_score) {
             (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
                 Bound::Exact => score,
@@ -513,7 +510,7 @@ impl<'a> Worker<'a> {
         let static_eval = raw_eval.map(|raw| {
             if FULL {
                 let slots = correction::slots(self.board.pos().board(), self.board.turn());
-                (raw + self.hist.correction.correction(slots)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+                self.hist.correction.corrected(slots, raw)
             } else {
                 raw
             }
