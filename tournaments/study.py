@@ -8,10 +8,18 @@ play `all` at a fixed time per move and at a fixed number of nodes, rated by
 Ordo with `all` = 0. The results are one markdown table per experiment.
 
 usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
-                           [--table NAME]
+                           [--table NAME] [--data NAME] [--gen DIR] [--samples N]
        tournaments/study.py --summary [--dir DIR] [--tiny]
        tournaments/study.py --list
-EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes (see --list)
+EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes, scale (see --list)
+
+Data (--data): `shared` (the default; every file of ../shared/data/train,
+3.3 M positions) or `scale` (the default of the `scale` experiment: the shared
+files plus every datagen run `*.bin` in --gen), trained with the default net's
+recipe: the same filters and deduplication, mirrors, and its four held-out
+files. --samples states the budget in samples seen (whole epochs that reach
+it). An experiment run on data other than its default writes its nets,
+tables and report under names that carry the data's name.
 
 Every step is resumable: a finished net, statistic, bench, puzzle run or
 pairing is kept and not redone, so a killed run is continued by running the
@@ -25,6 +33,7 @@ writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed/EXPERIMENT, DIR/puzz
 """
 
 import argparse
+import collections
 import glob
 import os
 import re
@@ -48,6 +57,10 @@ EXPERIMENTS = {
     "king": ["kb4", "kb8", "kb16"],
     "threats": ["all+th", "kb4+th"],
     "planes": ["all+pin", "all+ctl", "all+pp", "all+cr", "all+mt"],
+    # The decisive rows asked again on ≥ 30 M positions: the thesis's sets and
+    # the king inputs that engines trained at scale use.
+    "scale": ["h+v", "d1+d2", "h+v+d1+d2", "all+h+v", "all+d1+d2", "all+ph+pv", "all+mb", "all+mc",
+              "kb4", "kb8", "ka"],
 }
 
 # The thesis's figures (validation loss on its own data, Elo vs `all` at 100 ms
@@ -73,13 +86,32 @@ THESIS = {
 FULL = dict(
     data=[str(SHARED / "train" / "*.zst")],
     validation=[str(SHARED / "train" / "sf5k-s14.txt.zst"), str(SHARED / "train" / "sf5k-r08-s16.txt.zst")],
-    ft=512, hidden=32, epochs=6, batch=8192, lr="1e-3", limit=None,
+    ft=512, hidden=32, epochs=6, samples=None, mirror=False, batch=8192, lr="1e-3", limit=None,
     games=200, tc="movetime=100", nodes=25000, puzzles=1000, puzzle_nodes=1000, bench_depth=11,
     stats_file=str(SHARED / "pgn" / "lichess_user_games_3970.pgn"),
 )
 # A budget for the tests: every step, in seconds.
 TINY = dict(FULL, validation=[], ft=32, hidden=8, epochs=1, batch=64, limit=600, games=2, tc="movetime=50",
             nodes=300, puzzles=3, puzzle_nodes=100, bench_depth=3)
+
+# The training data an experiment can be run on. `shared`: the files of
+# ../shared/data/train, two whole self-play files held out. `scale`: those files
+# and every generation run (`*.bin` of tessera-datagen) in --gen, with the default
+# net's recipe (nets/README.md): mirrors, its four held-out files, a budget of
+# 100 M samples seen, and the timed games at 10+0.1.
+DATA = ["shared", "scale"]
+DEFAULT_DATA = {"scale": "scale"}  # any other experiment: shared
+SCALE = dict(samples=100_000_000, epochs=None, mirror=True, tc="10+0.1")
+# For the tests: 100 samples of each shared file (not a total that the shared
+# files would fill before the runs are read) and the whole (small) runs.
+TINY_SCALE = dict(samples=2_000, epochs=None, mirror=True, limit=None)
+
+# The default net's held-out files: the last games of the TCEC and human-game
+# files (a tail holds out whole games), and two whole self-play files.
+HELD_OUT = [("tcec-archive.txt.zst", 60_000, "tcec-tail60k.txt"),
+            ("lichess3970-sf5k.txt.zst", 20_000, "lichess-tail20k.txt"),
+            ("sf5k-s14.txt.zst", None, None),
+            ("sf5k-r08-s16.txt.zst", None, None)]
 
 # `nodes`: the games at a fixed node count (load-immune); `time`: at a fixed
 # time per move (a quiet machine).
@@ -101,6 +133,59 @@ def run(cmd: list[str], out: Path | None = None, env: dict | None = None) -> str
         tmp.write_text(proc.stdout)
         tmp.replace(out)
     return proc.stdout
+
+
+def held_out(study: Path) -> list[str]:
+    """The default net's four held-out files: the whole ones from the shared folder, the
+    tails written once into DIR/val (zstd's command decompresses them)."""
+    files = []
+    for name, tail, out_name in HELD_OUT:
+        source = SHARED / "train" / name
+        if not source.exists():
+            report.die(f"held-out file {source} not found")
+        if tail is None:
+            files.append(str(source))
+            continue
+        out = study / "val" / out_name
+        if not out.exists():
+            if not shutil.which("zstd"):
+                report.die("the zstd command is needed to cut the held-out tails (apt-get install zstd)")
+            log(f"held out: the last {tail} lines of {name} -> {out}")
+            with subprocess.Popen(["zstd", "-dcq", str(source)], stdout=subprocess.PIPE, text=True) as proc:
+                lines = collections.deque(proc.stdout, maxlen=tail)
+            if proc.returncode != 0:
+                report.die(f"zstd could not read {source}")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text("".join(lines))
+            tmp.replace(out)
+        files.append(str(out))
+    return files
+
+
+def data_budget(budget: dict, data: str, gen: Path, study: Path, tiny: bool) -> dict:
+    """The budget with the training data named by --data (see DATA)."""
+    if data == "shared":
+        return budget
+    runs = sorted(gen.glob("*.bin"))
+    if not runs:
+        report.die(f"--data {data}: no generation run (*.bin) in {gen}; give the folder with --gen")
+    scaled = dict(budget, **(TINY_SCALE if tiny else SCALE))
+    # Relative to the repository (the trainer runs there), so the report names no machine's path.
+    shared = [f"{spec}:100" for spec in budget["data"]] if tiny else budget["data"]
+    scaled["data"] = shared + [os.path.join(os.path.relpath(gen, ROOT), "*.bin")]
+    scaled["validation"] = [] if tiny else held_out(study)
+    return scaled
+
+
+def check_data_of(study: Path, data: str) -> None:
+    """A study folder holds the nets of one data set: refuses another (its nets would be
+    taken for finished ones)."""
+    marker = study / "data.txt"
+    if marker.exists() and (had := marker.read_text().strip()) != data:
+        report.die(f"{study} holds nets trained on --data {had}, not {data}: give another --dir")
+    study.mkdir(parents=True, exist_ok=True)
+    marker.write_text(data + "\n")
 
 
 def release_dir() -> Path:
@@ -127,9 +212,12 @@ def train(fs: str, budget: dict, study: Path, trainer_bin: str) -> Path:
         log(f"{fs}: net {net.name} already trained")
         return net
     log(f"{fs}: training")
-    cmd = [trainer_bin, "--features", fs, "--ft", str(budget["ft"]), "--hidden", str(budget["hidden"]),
-           "--epochs", str(budget["epochs"]), "--batch", str(budget["batch"]), "--lr", budget["lr"],
-           "--schedule", "cosine", "--lambda", "0", "--seed", "1", "--out", str(run_dir), "--data", *budget["data"]]
+    length = ["--samples", str(budget["samples"])] if budget["samples"] else ["--epochs", str(budget["epochs"])]
+    cmd = [trainer_bin, "--features", fs, "--ft", str(budget["ft"]), "--hidden", str(budget["hidden"]), *length,
+           "--batch", str(budget["batch"]), "--lr", budget["lr"], "--schedule", "cosine", "--lambda", "0",
+           "--seed", "1", "--out", str(run_dir), "--data", *budget["data"]]
+    if budget["mirror"]:
+        cmd.append("--mirror")
     if budget["validation"]:
         cmd += ["--validation", *budget["validation"]]
     else:
@@ -153,6 +241,46 @@ def validation_loss(study: Path, fs: str) -> str:
     text = (study / "logs" / f"train-{fs}.txt").read_text() if (study / "logs" / f"train-{fs}.txt").exists() else ""
     m = re.findall(r"^validation loss (\d\.\d+)$", text, re.M)
     return m[-1] if m else ""
+
+
+def training_facts(study: Path, fs: str) -> dict:
+    """From a set's training log: its training positions (after filters, deduplication
+    and mirrors), epochs, samples seen, seconds of the last run, and the validation
+    loss of each held-out file (by name)."""
+    path = study / "logs" / f"train-{fs}.txt"
+    text = path.read_text() if path.exists() else ""
+    facts: dict = {"per_file": dict(re.findall(r"^validation loss (\S+): (\d\.\d+)$", text, re.M))}
+    if m := re.search(r"^(\d+) training samples", text, re.M):
+        facts["positions"] = int(m.group(1))
+    if m := re.search(r"^--samples \d+: (\d+) epochs, (\d+) samples seen", text, re.M):
+        facts["epochs"], facts["seen"] = int(m.group(1)), int(m.group(2))
+    if m := re.search(r"^trained \d+ epochs here in ([\d.]+) s", text, re.M):
+        facts["seconds"] = float(m.group(1))
+    return facts
+
+
+def budget_text(budget: dict, study: Path) -> str:
+    """How long each net trained: whole epochs, or a number of samples seen with the
+    epochs and positions that made it (from the reference's training log)."""
+    if not budget["samples"]:
+        return f"{budget['epochs']} epochs"
+    facts = training_facts(study, REFERENCE)
+    if "seen" not in facts:
+        return f"{budget['samples']:,} samples seen"
+    took = f", {facts['seconds'] / 60:.0f} min for `{REFERENCE}` on this machine" if "seconds" in facts else ""
+    return (f"{facts['seen'] / 1e6:.1f} M samples seen ({facts['epochs']} epochs over "
+            f"{facts['positions'] / 1e6:.2f} M training positions after filters, deduplication"
+            f"{' and mirrors' if budget['mirror'] else ''}{took})")
+
+
+def per_file_table(sets: list[str], study: Path) -> str:
+    """Validation loss per held-out file, one row per set (empty when the logs have none)."""
+    losses = {fs: training_facts(study, fs)["per_file"] for fs in sets}
+    files = sorted({name for per_file in losses.values() for name in per_file})
+    if not files:
+        return ""
+    rows = [[f"`{fs}`", *(losses[fs].get(name, "–") for name in files)] for fs in sets if losses[fs]]
+    return "\nValidation loss per held-out file:\n\n" + report.table(["set", *(f"`{name}`" for name in files)], rows)
 
 
 def train_loss(study: Path, fs: str) -> str:
@@ -216,14 +344,25 @@ def portable(text: str, study: Path) -> str:
     return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
 
 
-def table_name(experiment: str, kind: str, extra: str | None = None) -> str:
-    """`study-EXPERIMENT-KIND`, or with --table NAME an extra table beside it,
-    `study-EXPERIMENT-KIND-NAME` (a replay on one machine, a top-up of a few sets)."""
-    return f"study-{experiment}-{kind}" + (f"-{extra}" if extra else "")
+def study_name(experiment: str, data: str) -> str:
+    """What the study's tables, report and charts are named after: the experiment, and
+    the data's name where it is not the experiment's default (`axes-scale`)."""
+    return experiment if data == DEFAULT_DATA.get(experiment, "shared") else f"{experiment}-{data}"
 
 
-def dir_note(experiment: str, extra: str | None = None) -> str:
-    trains = (f"DIR is the study folder: `tournaments/study.py {experiment} --dir DIR` trains these nets into "
+def study_command(experiment: str, data: str) -> str:
+    """The arguments that name a study (`axes --data scale`)."""
+    return experiment if study_name(experiment, data) == experiment else f"{experiment} --data {data}"
+
+
+def table_name(name: str, kind: str, extra: str | None = None) -> str:
+    """`study-NAME-KIND` (NAME from `study_name`), or with --table EXTRA an extra table
+    beside it, `study-NAME-KIND-EXTRA` (a replay on one machine, a top-up of a few sets)."""
+    return f"study-{name}-{kind}" + (f"-{extra}" if extra else "")
+
+
+def dir_note(command: str, extra: str | None = None) -> str:
+    trains = (f"DIR is the study folder: `tournaments/study.py {command} --dir DIR` trains these nets into "
               "DIR/runs (deterministically, seed 1) and ")
     if not extra:
         return trains + "plays this table."
@@ -235,21 +374,21 @@ def results_dir() -> Path:
     return Path(os.environ.get("RESULTS_DIR") or TOURNAMENTS / "results")
 
 
-def play(experiment: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], study: Path,
+def play(name: str, command: str, kind: str, tc: str, budget: dict, nets: dict[str, Path], study: Path,
          extra: str | None) -> None:
     """Every set against the reference (gauntlet.sh: resumable per pairing), into the
     kind's table or, with `extra`, the extra table of that name."""
     others = [f"net:{nets[fs]}" for fs in nets if fs != REFERENCE]
     if not others:
         return
-    name = table_name(experiment, kind, extra)
-    log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE} ({name})")
-    run([str(TOURNAMENTS / "gauntlet.sh"), name, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
-    results = results_dir() / f"{name}.md"
+    table = table_name(name, kind, extra)
+    log(f"games at {tc}: {len(others)} sets × {budget['games']} games against {REFERENCE} ({table})")
+    run([str(TOURNAMENTS / "gauntlet.sh"), table, tc, str(budget["games"]), f"net:{nets[REFERENCE]}", *others])
+    results = results_dir() / f"{table}.md"
     if results.exists():
         text = portable(results.read_text(), study)
-        if dir_note(experiment, extra) not in text:
-            text = text.rstrip("\n") + "\n\n" + dir_note(experiment, extra) + "\n"
+        if dir_note(command, extra) not in text:
+            text = text.rstrip("\n") + "\n\n" + dir_note(command, extra) + "\n"
         results.write_text(text)
 
 
@@ -258,13 +397,13 @@ def table_rows(path: Path) -> list[list[str]]:
     return [report.cells(line) for line in path.read_text().splitlines() if line.startswith("|")] if path.exists() else []
 
 
-def set_results(experiment: str, kind: str) -> dict[str, dict]:
+def set_results(name: str, kind: str) -> dict[str, dict]:
     """Each set's games against the reference and its Elo and ± (empty where Ordo could
     not rate them, e.g. after a clean sweep), from whichever of the kind's tables (the
     main one, then the extra ones of --table runs) it played the most games in; the main
     table wins a tie. A set is named in a table as SET_SHAPE."""
-    tables = [results_dir() / f"{table_name(experiment, kind)}.md"]
-    tables += sorted(results_dir().glob(f"{table_name(experiment, kind)}-*.md"))
+    tables = [results_dir() / f"{table_name(name, kind)}.md"]
+    tables += sorted(results_dir().glob(f"{table_name(name, kind)}-*.md"))
     best: dict[str, dict] = {}
     for table in tables:
         rows = table_rows(table)
@@ -290,11 +429,11 @@ def games_per_set(results: dict[str, dict], sets: list[str]) -> str | None:
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 
 
-def sources_note(experiment: str, kind: str, what: str, results: dict[str, dict], sets: list[str]) -> str:
+def sources_note(name: str, kind: str, what: str, results: dict[str, dict], sets: list[str]) -> str:
     """Which extra tables the report's cells of one kind come from, with their machines
     (time-based cells from different machines are not strictly comparable); empty when
     every cell comes from the main table."""
-    main = f"{table_name(experiment, kind)}.md"
+    main = f"{table_name(name, kind)}.md"
     by_table: dict[Path, list[str]] = {}
     for fs in sets:
         if fs in results and results[fs]["table"].name != main:
@@ -321,9 +460,10 @@ def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
     return report.cells(lines[0]), rows
 
 
-def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, path: Path, skipped: list[str],
-                 study: Path, results: dict[str, dict[str, dict]]) -> list[list[str]]:
-    """Writes the report and returns its rows (the sets measured now and those kept)."""
+def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget: dict, path: Path,
+                 skipped: list[str], study: Path, results: dict[str, dict[str, dict]]) -> list[list[str]]:
+    """Writes the report of study `name` (an `experiment` on its data) and returns its rows
+    (the sets measured now and those kept)."""
     header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "train loss", "val. loss",
               f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes",
               f"puzzle move acc., {budget['puzzle_nodes']} nodes", "nps",
@@ -348,21 +488,23 @@ def write_report(experiment: str, sets: list[str], rows: dict, budget: dict, pat
     order = [REFERENCE] + [fs for fs in EXPERIMENTS[experiment] if fs in measured or fs in old_rows]
     kept_sets = [fs for fs in order if fs not in measured]
     table_rows = [measured.get(fs) or old_rows[fs] for fs in order]
-    text = f"# Feature-set study: {experiment}\n\n" + report.table(header, table_rows)
+    text = f"# Feature-set study: {name}\n\n" + report.table(header, table_rows)
     shown = [fs for fs in order if fs != REFERENCE]
     played_time, played_nodes = (games_per_set(results[kind], shown) or str(budget["games"]) for kind in ("time", "nodes"))
-    text += (f"\nBudget: {budget['epochs']} epochs of `{' '.join(budget['data'])}`"
+    text += (f"\nBudget: {budget_text(budget, study)} of `{' '.join(budget['data'])}`"
              f"{' (at most ' + str(budget['limit']) + ' lines)' if budget['limit'] else ''}, "
              f"validation on {', '.join('`' + Path(v).name + '`' for v in budget['validation']) or '10% of the lines'}, "
-             f"{budget['ft']}×2-{budget['hidden']}-1, batch {budget['batch']}, lr {budget['lr']} cosine, λ 0, seed 1; "
+             f"{budget['ft']}×2-{budget['hidden']}-1, batch {budget['batch']}, lr {budget['lr']} cosine, λ 0, seed 1"
+             f"{', mirrors' if budget['mirror'] else ''}; "
              f"{played_time} games per set against `all` at {budget['tc']} and "
              f"{'at' if played_nodes == played_time else played_nodes + ' at'} {budget['nodes']} nodes a move "
-             f"(tables `results/study-{experiment}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
+             f"(tables `results/study-{name}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
              f"{budget['puzzles']} puzzles at {budget['puzzle_nodes']} nodes a move; statistics over "
              f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")
     for kind, what in [("time", budget["tc"]), ("nodes", f"{budget['nodes']} nodes")]:
-        if note := sources_note(experiment, kind, f"Elo vs all, {what}", results[kind], shown):
+        if note := sources_note(name, kind, f"Elo vs all, {what}", results[kind], shown):
             text += "\n" + note
+    text += per_file_table(order, study)
     if skipped:
         text += (f"\nSteps left out of this run: {', '.join(skipped)}; their columns show what an earlier "
                  "run measured, or – where none did.\n")
@@ -431,19 +573,19 @@ def machines(results: dict[str, dict], sets: list[str]) -> str:
     return " (" + "; ".join([f"{', '.join(fss)}: {hw}" for hw, fss in groups[:-1]] + [f"rest: {groups[-1][0]}"]) + ")"
 
 
-def charts(experiment: str, table_rows: list[list[str]], budget: dict, study: Path, out_dir: Path,
+def charts(study_label: str, table_rows: list[list[str]], budget: dict, study: Path, out_dir: Path,
            trainer_bin: Path, results: dict[str, dict[str, dict]]) -> None:
     """PNGs beside the report: validation loss per epoch of every set on one chart, and
     Elo against `all` with its error bar for each kind of games that has results (from
     the report's rows: `set`, …, Elo at the time, Elo at the nodes, …)."""
-    name = f"study-{experiment}"
+    name = f"study-{study_label}"
     sets = [row[0].strip("`") for row in table_rows]
-    loss_chart(name, f"{experiment}: validation loss per epoch", sets, study, out_dir, trainer_bin)
+    loss_chart(name, f"{study_label}: validation loss per epoch", sets, study, out_dir, trainer_bin)
     for kind, column, what in [("nodes", 8, f"{budget['nodes']} nodes a move"), ("time", 7, budget["tc"])]:
         elos = {row[0].strip("`"): row[column].replace(" ± ", "±") for row in table_rows
                 if row[0] != f"`{REFERENCE}`" and " ± " in row[column]}
         where = machines(results[kind], list(elos)) if kind == "time" else ""
-        title = f"{experiment}, {what}{where}" if where else f"{experiment}: Elo against all, {what} (95% interval)"
+        title = f"{study_label}, {what}{where}" if where else f"{study_label}: Elo against all, {what} (95% interval)"
         elo_chart(name, kind, title, elos, out_dir, trainer_bin)
 
 
@@ -453,6 +595,8 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
     loss per epoch (from the runs in `study`), Elo against `all` for each kind of games."""
     header, rows, seen = None, [], set()
     for experiment in EXPERIMENTS:
+        if DEFAULT_DATA.get(experiment, "shared") != "shared":
+            continue  # another data size: its own report, not a row beside these
         path = folder / f"study-{experiment}.md"
         if not path.exists():
             continue
@@ -494,7 +638,12 @@ def main():
     parser.add_argument("experiment", nargs="?", choices=sorted(EXPERIMENTS))
     parser.add_argument("--list", action="store_true", help="print the experiments and their sets")
     parser.add_argument("--sets", help="only these sets of the experiment (comma-separated)")
-    parser.add_argument("--dir", default=str(TOURNAMENTS / "work" / "study"), help="nets, logs and measurements")
+    parser.add_argument("--dir", help="nets, logs and measurements (default tournaments/work/study, or study-DATA "
+                                      "for data other than `shared`)")
+    parser.add_argument("--data", choices=DATA, help="the training data (default: the experiment's; see above)")
+    parser.add_argument("--gen", default=str(TOURNAMENTS / "work" / "gen"),
+                        help="the folder of generation runs (*.bin) that --data scale adds to the shared files")
+    parser.add_argument("--samples", type=int, help="the budget in samples seen (default: the data's)")
     parser.add_argument("--tiny", action="store_true", help="a budget of seconds, for tests")
     parser.add_argument("--skip", default="", help=f"steps to leave out: {','.join(STEPS)}")
     parser.add_argument("--summary", action="store_true",
@@ -510,7 +659,8 @@ def main():
             print(f"{name}: {' '.join(sets)}")
         return
     if args.summary:
-        summary(Path(args.dir) if args.tiny else ROOT / "research", Path(args.dir), binaries()[1])
+        folder = Path(args.dir or TOURNAMENTS / "work" / "study")
+        summary(folder if args.tiny else ROOT / "research", folder, binaries()[1])
         return
     if not args.experiment:
         parser.error("an EXPERIMENT is needed (or --list)")
@@ -530,7 +680,15 @@ def main():
         budget["games"] = args.games
     if args.table is not None and not re.fullmatch(r"[A-Za-z0-9]+", args.table):
         report.die(f"--table {args.table!r}: a name of letters and digits, e.g. epyc")
-    study = Path(args.dir)
+    data = args.data or DEFAULT_DATA.get(args.experiment, "shared")
+    name, command = study_name(args.experiment, data), study_command(args.experiment, data)
+    study = Path(args.dir or TOURNAMENTS / "work" / ("study" if data == "shared" else f"study-{data}"))
+    check_data_of(study, data)
+    budget = data_budget(budget, data, Path(args.gen), study, args.tiny)
+    if args.samples is not None:
+        if args.samples < 1:
+            report.die("--samples needs at least 1")
+        budget.update(samples=args.samples, epochs=None)
 
     # Refuse unknown blocks before hours of work.
     engine_now, trainer_bin = binaries()
@@ -538,7 +696,7 @@ def main():
         proc = subprocess.run([str(engine_now), "features", fs], capture_output=True, text=True)
         if proc.returncode != 0:
             report.die(f"feature set {fs}: {proc.stderr.strip()}")
-    if not [f for pattern in budget["data"] for f in glob.glob(pattern)]:
+    if not [f for spec in budget["data"] for f in glob.glob(re.sub(r":[\d.]+$", "", spec))]:  # PATH:N specs too
         report.die(f"no training data at {' '.join(budget['data'])}")
 
     have_cutechess = bool(os.environ.get("CUTECHESS") or shutil.which("cutechess-cli"))
@@ -558,19 +716,19 @@ def main():
         rows[fs]["loss"] = validation_loss(study, fs)
         rows[fs]["train_loss"] = train_loss(study, fs)
         # A step left out still reports what an earlier run measured.
-        rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study, args.experiment)
+        rows[fs]["nps"] = speed(fs, engine if "speed" not in skip else None, budget, study, name)
         rows[fs]["puzzles"] = puzzles(fs, engine if "puzzles" not in skip else None, budget, study)
     results = {}
     for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:
         if kind not in skip:
-            play(args.experiment, kind, tc, budget, nets, study, args.table)
-        results[kind] = set_results(args.experiment, kind)
+            play(name, command, kind, tc, budget, nets, study, args.table)
+        results[kind] = set_results(name, kind)
         for fs in nets:
             if fs in results[kind]:
                 rows[fs][f"elo_{kind}"] = results[kind][fs]["elo"]
-    out = (study if args.tiny else ROOT / "research") / f"study-{args.experiment}.md"
-    table_rows = write_report(args.experiment, sets, rows, budget, out, skip, study, results)
-    charts(args.experiment, table_rows, budget, study, out.parent, trainer_bin, results)
+    out = (study if args.tiny else ROOT / "research") / f"study-{name}.md"
+    table_rows = write_report(args.experiment, name, sets, rows, budget, out, skip, study, results)
+    charts(name, table_rows, budget, study, out.parent, trainer_bin, results)
 
 
 if __name__ == "__main__":

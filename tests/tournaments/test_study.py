@@ -151,3 +151,55 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     assert "h+v: net h+v_32x2-8-1.nnue already trained" in again.stderr
     assert "training" not in again.stderr and "puzzles at" not in again.stderr
     assert time.monotonic() - started < 120
+
+
+def test_names_carry_the_data_where_it_is_not_the_experiments_own():
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    assert study.study_name("axes", "shared") == "axes" and study.study_command("axes", "shared") == "axes"
+    assert study.study_name("axes", "scale") == "axes-scale"
+    assert study.study_command("axes", "scale") == "axes --data scale"
+    assert study.study_name("scale", "scale") == "scale" and study.study_name("scale", "shared") == "scale-shared"
+    assert study.table_name("axes-scale", "nodes") == "study-axes-scale-nodes"
+    assert set(study.EXPERIMENTS["scale"]) == {"h+v", "d1+d2", "h+v+d1+d2", "all+h+v", "all+d1+d2", "all+ph+pv",
+                                               "all+mb", "all+mc", "kb4", "kb8", "ka"}
+
+
+@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="no shared training data")
+def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(engine_bin, tmp_path):
+    trainer = Path(engine_bin).with_name("tessera-trainer")
+    datagen = Path(engine_bin).with_name("tessera-datagen")
+    if not (trainer.exists() and datagen.exists()):
+        pytest.skip(f"{trainer} or {datagen} not built")
+    env = {**os.environ, "TESSERA_BIN": engine_bin, "TESSERA_TRAINER": str(trainer),
+           "RESULTS_DIR": str(tmp_path / "results")}
+    cmd = [sys.executable, str(STUDY), "scale", "--tiny", "--sets", "kb4", "--dir", str(tmp_path / "study"),
+           "--skip", "stats,speed,puzzles,nodes,time", "--gen", str(tmp_path / "gen")]
+
+    # No generation run yet: a clear refusal, before any training.
+    (tmp_path / "gen").mkdir()
+    refused = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert refused.returncode != 0 and "no generation run (*.bin) in" in refused.stderr, refused.stderr
+
+    made = subprocess.run([str(datagen), "selfplay", "-o", str(tmp_path / "gen" / "g.bin"), "--games", "2",
+                           "--nodes", "200", "--jobs", "1", "--seed", "3"], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == 0, first.stderr[-3000:]
+    log = (tmp_path / "study" / "logs" / "train-kb4.txt").read_text()
+    assert "g.bin" in log and "--samples 2000:" in log, log  # the runs are trained on, to the samples budget
+    assert "mirrors:" in log, log  # the default net's recipe
+    text = (tmp_path / "study" / "study-scale.md").read_text()
+    assert "# Feature-set study: scale" in text and "| `kb4` |" in text, text
+    assert re.search(r"Budget: [\d.]+ M samples seen \(\d+ epochs over [\d.]+ M training positions after filters, "
+                     r"deduplication and mirrors", text), text
+    # The runs' folder relative to the repository, as the trainer was given it.
+    assert re.search(r" (\.\./)+\S*/gen/\*\.bin`", text), text
+
+    # The folder holds nets of the scale data: another data set is refused there.
+    other = subprocess.run([sys.executable, str(STUDY), "axes", "--tiny", "--dir", str(tmp_path / "study"),
+                            "--skip", "stats,speed,puzzles,nodes,time"], capture_output=True, text=True, env=env)
+    assert other.returncode != 0 and "holds nets trained on --data scale, not shared" in other.stderr, other.stderr
