@@ -139,6 +139,14 @@ impl<'a> Worker<'a> {
         (self.root_allowed.is_empty() || self.root_allowed.contains(&m)) && !self.root_excluded.contains(&m)
     }
 
+    /// The correction history's slots for this position and the raw static
+    /// evaluation moved by their correction (none in the baseline build, none
+    /// in check).
+    fn corrected(&self, raw_eval: Option<i32>) -> (Option<correction::Slots>, Option<i32>) {
+        let slots = raw_eval.filter(|_| FULL).map(|_| correction::slots(self.board.pos().board(), self.board.turn()));
+        (slots, raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw))))
+    }
+
     pub fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
         let root = ply == 0;
         let pv_node = beta - alpha > 1;
@@ -217,8 +225,7 @@ impl<'a> Worker<'a> {
         // sharpened by the table's bound where it applies.
         let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
-        let slots = raw_eval.filter(|_| FULL).map(|_| correction::slots(self.board.pos().board(), self.board.turn()));
-        let static_eval = raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw)));
+        let (slots, static_eval) = self.corrected(raw_eval);
         let eval = match (static_eval, tt_entry, tt_score) {
             (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
                 Bound::Exact => score,
@@ -507,14 +514,7 @@ impl<'a> Worker<'a> {
         // table keeps the raw evaluation); quiescence does not learn.
         let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
-        let static_eval = raw_eval.map(|raw| {
-            if FULL {
-                let slots = correction::slots(self.board.pos().board(), self.board.turn());
-                self.hist.correction.corrected(slots, raw)
-            } else {
-                raw
-            }
-        });
+        let (_, static_eval) = self.corrected(raw_eval);
         let mut best_score = -INFINITE;
         if let Some(stand_pat) = static_eval {
             // Standing pat: the side to move may decline every capture.
