@@ -238,18 +238,18 @@ def build(net: Path) -> Path:
 
 
 def validation_loss(study: Path, fs: str) -> str:
-    text = (study / "logs" / f"train-{fs}.txt").read_text() if (study / "logs" / f"train-{fs}.txt").exists() else ""
-    m = re.findall(r"^validation loss (\d\.\d+)$", text, re.M)
-    return m[-1] if m else ""
+    return training_facts(study, fs).get("loss", "")
 
 
 def training_facts(study: Path, fs: str) -> dict:
     """From a set's training log: its training positions (after filters, deduplication
-    and mirrors), epochs, samples seen, seconds of the last run, and the validation
-    loss of each held-out file (by name)."""
+    and mirrors), epochs, samples seen, seconds of the last run, the validation loss
+    of the last epoch, and that of each held-out file (by name)."""
     path = study / "logs" / f"train-{fs}.txt"
     text = path.read_text() if path.exists() else ""
     facts: dict = {"per_file": dict(re.findall(r"^validation loss (\S+): (\d\.\d+)$", text, re.M))}
+    if losses := re.findall(r"^validation loss (\d\.\d+)$", text, re.M):
+        facts["loss"] = losses[-1]
     if m := re.search(r"^(\d+) training samples", text, re.M):
         facts["positions"] = int(m.group(1))
     if m := re.search(r"^--samples \d+: (\d+) epochs, (\d+) samples seen", text, re.M):
@@ -344,10 +344,15 @@ def portable(text: str, study: Path) -> str:
     return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
 
 
+def default_data(experiment: str) -> str:
+    """The data an experiment is run on unless --data says otherwise."""
+    return DEFAULT_DATA.get(experiment, "shared")
+
+
 def study_name(experiment: str, data: str) -> str:
     """What the study's tables, report and charts are named after: the experiment, and
     the data's name where it is not the experiment's default (`axes-scale`)."""
-    return experiment if data == DEFAULT_DATA.get(experiment, "shared") else f"{experiment}-{data}"
+    return experiment if data == default_data(experiment) else f"{experiment}-{data}"
 
 
 def study_command(experiment: str, data: str) -> str:
@@ -595,7 +600,7 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
     loss per epoch (from the runs in `study`), Elo against `all` for each kind of games."""
     header, rows, seen = None, [], set()
     for experiment in EXPERIMENTS:
-        if DEFAULT_DATA.get(experiment, "shared") != "shared":
+        if default_data(experiment) != "shared":
             continue  # another data size: its own report, not a row beside these
         path = folder / f"study-{experiment}.md"
         if not path.exists():
@@ -680,7 +685,7 @@ def main():
         budget["games"] = args.games
     if args.table is not None and not re.fullmatch(r"[A-Za-z0-9]+", args.table):
         report.die(f"--table {args.table!r}: a name of letters and digits, e.g. epyc")
-    data = args.data or DEFAULT_DATA.get(args.experiment, "shared")
+    data = args.data or default_data(args.experiment)
     name, command = study_name(args.experiment, data), study_command(args.experiment, data)
     study = Path(args.dir or TOURNAMENTS / "work" / ("study" if data == "shared" else f"study-{data}"))
     check_data_of(study, data)
