@@ -96,6 +96,65 @@ unsafe fn apply_avx2(columns: Columns, parent: &[i16], child: &mut [i16], added:
     }
 }
 
+/// Registers per tile of the AVX-512 kernel: 8 × 32 lanes, so that widths
+/// of 256·n (512, 768, 1024) need no remainder pass.
+#[cfg(tessera_avx2)]
+const TILE_REGS_512: usize = 8;
+
+/// [`apply_avx2`] on 512-bit registers: half the loads, adds and stores.
+///
+/// # Safety
+/// The CPU must support AVX-512 F and BW; as for [`apply_avx2`] otherwise.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+unsafe fn apply_avx512(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
+    use std::arch::x86_64::*;
+    let width = columns.width;
+    let base = columns.weights.as_ptr();
+    let tile = TILE_REGS_512 * 32;
+    let tiles = width / tile;
+    for t in 0..tiles {
+        let offset = t * tile;
+        let mut regs = [_mm512_setzero_si512(); TILE_REGS_512];
+        // SAFETY (this block and the loops below): offset + tile ≤ width, the
+        // length of `parent`, `child` and every column (the caller's
+        // contract); unaligned loads and stores.
+        unsafe {
+            for (r, reg) in regs.iter_mut().enumerate() {
+                *reg = _mm512_loadu_si512(parent.as_ptr().add(offset + r * 32) as *const _);
+            }
+            for &i in added {
+                let column = base.add(i as usize * width + offset);
+                for (r, reg) in regs.iter_mut().enumerate() {
+                    *reg = _mm512_add_epi16(*reg, _mm512_loadu_si512(column.add(r * 32) as *const _));
+                }
+            }
+            for &i in removed {
+                let column = base.add(i as usize * width + offset);
+                for (r, reg) in regs.iter_mut().enumerate() {
+                    *reg = _mm512_sub_epi16(*reg, _mm512_loadu_si512(column.add(r * 32) as *const _));
+                }
+            }
+            for (r, reg) in regs.iter().enumerate() {
+                _mm512_storeu_si512(child.as_mut_ptr().add(offset + r * 32) as *mut _, *reg);
+            }
+        }
+    }
+    let done = tiles * tile;
+    if done < width {
+        apply_scalar_range(columns, &parent[done..], &mut child[done..], added, removed, done);
+    }
+}
+
+/// Whether the CPU has AVX-512 F and BW (checked once).
+#[cfg(tessera_avx2)]
+fn avx512_available() -> bool {
+    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    });
+    *AVX512
+}
+
 /// `apply_scalar` over the values `from..` of each column.
 #[cfg(tessera_avx2)]
 fn apply_scalar_range(
@@ -124,7 +183,13 @@ pub fn apply(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32],
     if avx2 {
         // SAFETY: `avx2` is only true when the CPU reports AVX2; widths and
         // indices were checked above.
-        unsafe { apply_avx2(columns, parent, child, added, removed) };
+        unsafe {
+            if avx512_available() {
+                apply_avx512(columns, parent, child, added, removed);
+            } else {
+                apply_avx2(columns, parent, child, added, removed);
+            }
+        }
         return;
     }
     let _ = avx2;
@@ -144,7 +209,7 @@ mod tests {
         }
         // Tiled widths, a width with a remainder, and one below a tile;
         // values chosen to wrap.
-        for width in [128, 512, 1024, 37, 200] {
+        for width in [128, 256, 512, 768, 1024, 37, 200, 300] {
             let features = 40;
             let weights: Vec<i16> = (0..width * features).map(|i| (i as i16).wrapping_mul(-7717)).collect();
             let columns = Columns { weights: &weights, width };
@@ -158,6 +223,12 @@ mod tests {
                 // indices fit.
                 unsafe { apply_avx2(columns, &parent, &mut b, &added, &removed) };
                 assert_eq!(a, b, "width {width}, +{added:?} −{removed:?}");
+                if avx512_available() {
+                    let mut c = vec![0i16; width];
+                    // SAFETY: AVX-512 F and BW checked; widths and indices fit.
+                    unsafe { apply_avx512(columns, &parent, &mut c, &added, &removed) };
+                    assert_eq!(a, c, "AVX-512: width {width}, +{added:?} −{removed:?}");
+                }
             }
         }
     }

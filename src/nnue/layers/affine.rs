@@ -126,29 +126,10 @@ unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], b
     let zero = _mm256_setzero_si256();
     // First the indices of the non-zero groups of 4 inputs, then the sums
     // over them two at a time into two sets of registers: `vpdpbusd` chains
-    // on its accumulator, and two chains hide half of its latency. The
-    // indices are written without branches: eight at a time from a table of
-    // the set bits of each 8-bit mask, the count moving on by the popcount.
-    let groups = input.len() / 4;
-    assert!(groups <= MAX_SPARSE_GROUPS, "sparse layer wider than {} inputs", 4 * MAX_SPARSE_GROUPS);
+    // on its accumulator, and two chains hide half of its latency.
     let mut nonzero_groups = [0u16; MAX_SPARSE_GROUPS + 8];
-    let mut count = 0;
-    let mut base = _mm_setzero_si128();
-    let eight = _mm_set1_epi16(8);
-    for block in 0..input.len() / 32 {
-        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); the
-        // store of 8 indices at `count` ≤ 8·block stays inside the array
-        // (MAX_SPARSE_GROUPS + 8 long); unaligned loads and store.
-        unsafe {
-            let bytes = _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i);
-            let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as usize;
-            let mask = !zero_words & 0xff;
-            let lanes = _mm_loadu_si128(SET_BITS[mask].as_ptr() as *const __m128i);
-            _mm_storeu_si128(nonzero_groups.as_mut_ptr().add(count) as *mut __m128i, _mm_add_epi16(base, lanes));
-            count += mask.count_ones() as usize;
-        }
-        base = _mm_add_epi16(base, eight);
-    }
+    // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
+    let count = unsafe { nonzero_groups_of(input, &mut nonzero_groups) };
     let (mut first, mut second) = ([zero; G], [zero; G]);
     // SAFETY (both helpers' callers below): every listed k < input.len() / 4,
     // so the 4 bytes at 4k are in `input` and the outputs·4 weights at
@@ -179,6 +160,104 @@ unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], b
             _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, sum);
         }
     }
+}
+
+/// Writes the indices of the groups of 4 inputs with a non-zero byte to
+/// `groups`, lowest first, and returns how many there are. Branch-free:
+/// eight indices at a time from a table of the set bits of each 8-bit
+/// mask, the count moving on by the popcount.
+///
+/// # Safety
+/// The CPU must support AVX2; `input.len()` is a multiple of 32.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn nonzero_groups_of(input: &[u8], groups: &mut [u16; MAX_SPARSE_GROUPS + 8]) -> usize {
+    use std::arch::x86_64::*;
+    assert!(input.len() / 4 <= MAX_SPARSE_GROUPS, "sparse layer wider than {} inputs", 4 * MAX_SPARSE_GROUPS);
+    let zero = _mm256_setzero_si256();
+    let mut count = 0;
+    let mut base = _mm_setzero_si128();
+    let eight = _mm_set1_epi16(8);
+    for block in 0..input.len() / 32 {
+        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); the
+        // store of 8 indices at `count` ≤ 8·block stays inside `groups`
+        // (MAX_SPARSE_GROUPS + 8 long); unaligned loads and store.
+        unsafe {
+            let bytes = _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i);
+            let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as usize;
+            let mask = !zero_words & 0xff;
+            let lanes = _mm_loadu_si128(SET_BITS[mask].as_ptr() as *const __m128i);
+            _mm_storeu_si128(groups.as_mut_ptr().add(count) as *mut __m128i, _mm_add_epi16(base, lanes));
+            count += mask.count_ones() as usize;
+        }
+        base = _mm_add_epi16(base, eight);
+    }
+    count
+}
+
+/// [`affine_sparse_vnni`] on 512-bit registers (AVX-512 VNNI): 16 outputs a
+/// register, so half the multiply-adds and weight loads per group of 4
+/// inputs; four chains of accumulators hide the multiply-add's latency.
+///
+/// # Safety
+/// As for [`affine_sparse_avx2`] with `16·Z` outputs, and the CPU must
+/// support AVX-512 F, BW and VNNI.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+    use std::arch::x86_64::*;
+    let outputs = 16 * Z;
+    let mut nonzero_groups = [0u16; MAX_SPARSE_GROUPS + 8];
+    // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
+    let count = unsafe { nonzero_groups_of(input, &mut nonzero_groups) };
+    let zero = _mm512_setzero_si512();
+    let mut chains = [[zero; Z]; 4];
+    // SAFETY: every listed k < input.len() / 4, so the 4 bytes at 4k are in
+    // `input` and the outputs·4 weights at k·outputs·4 are in `interleaved`
+    // (the caller's contract); unaligned loads.
+    let add = |sums: &mut [__m512i; Z], k: usize| unsafe {
+        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
+        let x = _mm512_set1_epi32(word);
+        let weights = interleaved.as_ptr().add(k * outputs * 4);
+        for (z, sum) in sums.iter_mut().enumerate() {
+            let w = _mm512_loadu_si512(weights.add(z * 64) as *const _);
+            *sum = _mm512_dpbusd_epi32(*sum, x, w);
+        }
+    };
+    let mut i = 0;
+    while i + 3 < count {
+        for (c, chain) in chains.iter_mut().enumerate() {
+            add(chain, nonzero_groups[i + c] as usize);
+        }
+        i += 4;
+    }
+    while i < count {
+        add(&mut chains[0], nonzero_groups[i] as usize);
+        i += 1;
+    }
+    for (z, &first) in chains[0].iter().enumerate() {
+        // SAFETY: bias and out hold 16·Z values; unaligned load and store.
+        unsafe {
+            let b = _mm512_loadu_si512(bias.as_ptr().add(z * 16) as *const _);
+            let pairs = _mm512_add_epi32(
+                _mm512_add_epi32(first, chains[1][z]),
+                _mm512_add_epi32(chains[2][z], chains[3][z]),
+            );
+            _mm512_storeu_si512(out.as_mut_ptr().add(z * 16) as *mut _, _mm512_add_epi32(pairs, b));
+        }
+    }
+}
+
+/// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
+#[cfg(tessera_avx2)]
+pub fn avx512_vnni_available() -> bool {
+    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vnni")
+    });
+    *AVX512
 }
 
 /// Widest input the VNNI sparse kernel takes, in groups of 4 inputs.
@@ -232,6 +311,14 @@ pub fn affine_sparse(
         // used only where the CPU reports it; the lengths were checked above
         // and `interleaved` has the sparse layout.
         unsafe {
+            if avx512_vnni_available() {
+                match out.len() {
+                    16 => return affine_sparse_avx512::<1>(input, interleaved, bias, out),
+                    32 => return affine_sparse_avx512::<2>(input, interleaved, bias, out),
+                    64 => return affine_sparse_avx512::<4>(input, interleaved, bias, out),
+                    _ => {}
+                }
+            }
             if vnni_available() {
                 match out.len() {
                     8 => return affine_sparse_vnni::<1>(input, interleaved, bias, out),
@@ -326,6 +413,18 @@ mod tests {
                     }
                 }
                 assert_eq!(a, b, "AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
+                if avx512_vnni_available() && outs >= 16 {
+                    let mut d = vec![0; outs];
+                    // SAFETY: AVX-512 VNNI checked; sizes as the kernel requires.
+                    unsafe {
+                        match outs {
+                            16 => affine_sparse_avx512::<1>(&input, &interleaved, &bias, &mut d),
+                            32 => affine_sparse_avx512::<2>(&input, &interleaved, &bias, &mut d),
+                            _ => affine_sparse_avx512::<4>(&input, &interleaved, &bias, &mut d),
+                        }
+                    }
+                    assert_eq!(a, d, "AVX-512: n = {n}, outputs = {outs}, {zero_share}% zero");
+                }
                 affine_sparse(&input, &weights, Some(&interleaved), &bias, &mut c, true);
                 assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
             }
