@@ -1,5 +1,6 @@
-//! Integer kernels of the network. Each has a scalar version and an AVX2
-//! twin giving bit-identical results; the AVX2 one is used when the CPU has it.
+//! Integer kernels of the network. Each has a scalar version and SIMD twins
+//! giving bit-identical results (AVX2; AVX-VNNI and AVX-512 for the first
+//! hidden layer and the accumulator), the widest one the CPU has in use.
 
 pub mod affine;
 pub mod clipped_relu;
