@@ -2,7 +2,7 @@
 //! out best first by selection (most nodes need only the first few).
 
 use arrayvec::ArrayVec;
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Move, MoveList, Position, Square};
 
 use super::history::{Histories, PieceTo, is_quiet};
 use super::see::see_ge;
@@ -30,6 +30,44 @@ pub struct MovePicker {
     moves: MoveList,
     scores: ArrayVec<i32, 256>,
     next: usize,
+    /// The main search's table move, legal here, handed out before any other
+    /// move is generated: when it cuts the node off, generating and scoring
+    /// the rest is never needed.
+    tt_first: Option<Move>,
+    stage: Stage,
+}
+
+/// Where the main search's picker stands.
+enum Stage {
+    /// The table move is next; the rest is not generated yet.
+    TableMove(Pending),
+    /// The table move was handed out; the rest is generated on the next call.
+    Rest(Pending),
+    /// Every move is generated and scored.
+    Picking,
+}
+
+/// The main search's ordering inputs, for moves generated after the table move.
+#[derive(Clone, Copy)]
+struct Pending {
+    tt_move: PackedMove,
+    ply: usize,
+    prev: [Option<PieceTo>; 2],
+    use_history: bool,
+}
+
+/// The legal move `packed` names in `board`'s position, found among the moves
+/// of its piece to its square (castling, rare as a table move, is left to the
+/// full generation).
+fn decode(board: &Board, packed: PackedMove) -> Option<Move> {
+    if packed.is_none() {
+        return None;
+    }
+    let pos = board.pos();
+    let from = Square::new(u32::from(packed.0 & 63));
+    let to = Square::new(u32::from((packed.0 >> 6) & 63));
+    let role = pos.board().role_at(from).filter(|_| pos.us().contains(from))?;
+    pos.san_candidates(role, to).into_iter().find(|&m| packed.matches(m))
 }
 
 fn mvv_lva(m: Move) -> i32 {
@@ -38,7 +76,8 @@ fn mvv_lva(m: Move) -> i32 {
 }
 
 impl MovePicker {
-    /// Ordering for the main search: all legal moves.
+    /// Ordering for the main search: the table move first if it is legal,
+    /// then every other legal move, generated when the table move is done.
     pub fn main(
         board: &Board,
         tt_move: PackedMove,
@@ -47,20 +86,41 @@ impl MovePicker {
         prev: [Option<PieceTo>; 2],
         use_history: bool,
     ) -> MovePicker {
-        let moves = board.pos().legal_moves();
+        let pending = Pending { tt_move, ply, prev, use_history };
+        let mut picker = MovePicker {
+            moves: MoveList::new(),
+            scores: ArrayVec::new(),
+            next: 0,
+            tt_first: decode(board, tt_move),
+            stage: Stage::Picking,
+        };
+        if picker.tt_first.is_some() {
+            picker.stage = Stage::TableMove(pending);
+        } else {
+            picker.generate(board, hist, &pending);
+        }
+        picker
+    }
+
+    /// Every legal move but the table move already handed out, scored.
+    fn generate(&mut self, board: &Board, hist: &Histories, p: &Pending) {
+        let mut moves = board.pos().legal_moves();
+        if let Some(first) = self.tt_first {
+            moves.retain(|m| *m != first);
+        }
         let color = board.turn();
-        let killers = hist.killers(ply);
-        let counter = hist.counter(prev[0]);
-        let scores = moves
+        let killers = hist.killers(p.ply);
+        let counter = hist.counter(p.prev[0]);
+        self.scores = moves
             .iter()
             .map(|&m| {
-                if tt_move.matches(m) {
+                if p.tt_move.matches(m) {
                     TT_MOVE
                 } else if !is_quiet(m) {
-                    let history = if use_history { hist.capture_score(color, m) / 16 } else { 0 };
+                    let history = if p.use_history { hist.capture_score(color, m) / 16 } else { 0 };
                     let base = if see_ge(board.pos(), m, 0) { GOOD_CAPTURE } else { BAD_CAPTURE };
                     base + mvv_lva(m) + history
-                } else if !use_history {
+                } else if !p.use_history {
                     0
                 } else if killers[0] == Some(m) {
                     KILLER
@@ -69,11 +129,11 @@ impl MovePicker {
                 } else if counter == Some(m) {
                     COUNTER
                 } else {
-                    hist.quiet_score(color, m, prev)
+                    hist.quiet_score(color, m, p.prev)
                 }
             })
             .collect();
-        MovePicker { moves, scores, next: 0 }
+        self.moves = moves;
     }
 
     /// Ordering for quiescence: captures and promotions, or every evasion
@@ -93,21 +153,33 @@ impl MovePicker {
                 }
             })
             .collect();
-        MovePicker { moves, scores, next: 0 }
+        MovePicker { moves, scores, next: 0, tt_first: None, stage: Stage::Picking }
     }
 
+    /// True when the position has no legal move.
     pub fn is_empty(&self) -> bool {
-        self.moves.is_empty()
+        self.tt_first.is_none() && self.moves.is_empty()
     }
-}
 
-impl Iterator for MovePicker {
-    /// A move, how it was ordered, and its ordering score (the history score
-    /// for quiet moves other than killers and counters).
-    type Item = (Move, Kind, i32);
+    /// The next best move, its kind and its ordering score (the history
+    /// score for quiet moves other than killers and counters), or `None`
+    /// when every move was handed out. `board` and `hist` are those the
+    /// picker was made with, at the same position.
+    pub fn next(&mut self, board: &Board, hist: &Histories) -> Option<(Move, Kind, i32)> {
+        match std::mem::replace(&mut self.stage, Stage::Picking) {
+            Stage::TableMove(pending) => {
+                self.stage = Stage::Rest(pending);
+                let first = self.tt_first.expect("a table move stage has its move");
+                return Some((first, Kind::TtMove, TT_MOVE));
+            }
+            Stage::Rest(pending) => self.generate(board, hist, &pending),
+            Stage::Picking => {}
+        }
+        self.pick()
+    }
 
-    /// The next best move.
-    fn next(&mut self) -> Option<(Move, Kind, i32)> {
+    /// The best-scored move left among those generated.
+    fn pick(&mut self) -> Option<(Move, Kind, i32)> {
         if self.next >= self.moves.len() {
             return None;
         }
@@ -131,5 +203,53 @@ impl Iterator for MovePicker {
             Kind::BadNoisy
         };
         Some((m, kind, score))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::XorShift;
+
+    /// Hands out every move of `picker` (the position does not change).
+    fn drain(mut picker: MovePicker, board: &Board, hist: &Histories) -> Vec<(Move, Kind)> {
+        std::iter::from_fn(|| picker.next(board, hist)).map(|(m, kind, _)| (m, kind)).collect()
+    }
+
+    #[test]
+    fn main_picker_hands_out_every_legal_move_once_and_the_table_move_first() {
+        let hist = Histories::default();
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/2k5/3pP3/8/8/4K3 b - e3 0 1",
+            "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+        ];
+        for fen in fens {
+            let board = Board::from_fen(fen, false).unwrap();
+            let legal = board.pos().legal_moves();
+            // Every legal move as the table move, an illegal one (a random
+            // square pair) and none.
+            let mut tables: Vec<PackedMove> = legal.iter().map(|&m| PackedMove::of(m)).collect();
+            tables.push(PackedMove((rng.next_u64() & 0xfff) as u16));
+            tables.push(PackedMove::NONE);
+            for tt in tables {
+                let picker = MovePicker::main(&board, tt, &hist, 0, [None, None], true);
+                assert_eq!(picker.is_empty(), legal.is_empty(), "{fen}");
+                let out = drain(picker, &board, &hist);
+                let mut handed: Vec<Move> = out.iter().map(|&(m, _)| m).collect();
+                let mut expected: Vec<Move> = legal.to_vec();
+                handed.sort_by_key(|m| format!("{m:?}"));
+                expected.sort_by_key(|m| format!("{m:?}"));
+                assert_eq!(handed, expected, "{fen} with table move {:?}", tt.0);
+                if let Some(&m) = legal.iter().find(|&&m| tt.matches(m)) {
+                    assert_eq!(out[0], (m, Kind::TtMove), "{fen}: the table move first");
+                    assert!(out[1..].iter().all(|&(_, kind)| kind != Kind::TtMove), "{fen}: the table move once");
+                }
+            }
+        }
     }
 }

@@ -285,7 +285,7 @@ impl<'a> Worker<'a> {
         }
 
         let prev = self.previous_moves(ply);
-        let picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
+        let mut picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
         if picker.is_empty() {
             return if in_check { mated_in(ply) } else { DRAW };
         }
@@ -299,7 +299,7 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let us = self.board.turn();
 
-        for (m, kind, order_score) in picker {
+        while let Some((m, kind, order_score)) = picker.next(&self.board, self.hist) {
             if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
                 continue;
             }
@@ -525,11 +525,11 @@ impl<'a> Worker<'a> {
             best_score = stand_pat;
         }
 
-        let picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
+        let mut picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
         let mut best_move = None;
         let original_alpha = alpha;
         let mut any_legal = false;
-        for (m, ..) in picker {
+        while let Some((m, ..)) = picker.next(&self.board, self.hist) {
             any_legal = true;
             // Captures that lose material cannot raise a standing-pat score.
             if !in_check && !see_ge(self.board.pos(), m, 0) {

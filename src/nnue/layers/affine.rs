@@ -240,10 +240,8 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
         // SAFETY: bias and out hold 16·Z values; unaligned load and store.
         unsafe {
             let b = _mm512_loadu_si512(bias.as_ptr().add(z * 16) as *const _);
-            let pairs = _mm512_add_epi32(
-                _mm512_add_epi32(first, chains[1][z]),
-                _mm512_add_epi32(chains[2][z], chains[3][z]),
-            );
+            let pairs =
+                _mm512_add_epi32(_mm512_add_epi32(first, chains[1][z]), _mm512_add_epi32(chains[2][z], chains[3][z]));
             _mm512_storeu_si512(out.as_mut_ptr().add(z * 16) as *mut _, _mm512_add_epi32(pairs, b));
         }
     }
