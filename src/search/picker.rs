@@ -1,5 +1,7 @@
-//! Move ordering: every legal move gets a score once, then moves are handed
-//! out best first by selection (most nodes need only the first few).
+//! Move ordering: the main search's table move first, before anything is
+//! generated (it often ends the node); then every other legal move gets a
+//! score once and moves are handed out best first by selection (most nodes
+//! need only the first few).
 
 use arrayvec::ArrayVec;
 use shakmaty::{Move, MoveList, Position, Square};
