@@ -84,6 +84,13 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/nul
     echo "| wall time | ${seconds} s |"
     common_rows "$tc"
     echo
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $*\`$([ ${#options[@]} -gt 0 ] && echo " (with ${options[*]/#option./-o })")"
+    # The -o options where they were given, quoted when they hold a space.
+    option_args=""
+    for option in "${options[@]}"; do
+        value=${option#option.}
+        [[ $value == *" "* ]] && value="'$value'"
+        option_args+="-o $value "
+    done
+    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $option_args$*\`"
 } >"$RESULTS/$name.md"
 cat "$RESULTS/$name.md"
