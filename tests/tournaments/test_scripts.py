@@ -145,6 +145,15 @@ def test_a_table_counts_only_the_games_of_its_own_run(tmp_path, script):
     assert re.search(r"^\| games \| 2\b", table, re.M), table
 
 
+def test_a_stress_table_names_its_engine_options_where_the_command_takes_them(tmp_path):
+    env = {**fake_cutechess_env(tmp_path), "FAKE_ROUNDS": "1 1"}
+    out = run([str(T / "stress.sh"), "-o", "Threads=2", "-o", "Move Overhead=30", "s", "2", "nodes=100",
+               "a=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "results" / "stress-s.md").read_text()
+    assert "tournaments/stress.sh -o Threads=2 -o 'Move Overhead=30' s 2 nodes=100 a=/bin/true`" in table, table
+
+
 ARGV_CUTECHESS = """#!/bin/sh
 # Records its arguments, one a line, and plays nothing.
 printf '%s\\n' "$@" > "$FAKE_ARGV"
