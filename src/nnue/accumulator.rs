@@ -46,105 +46,78 @@ pub fn apply_scalar(columns: Columns, parent: &[i16], child: &mut [i16], added: 
     }
 }
 
-/// Registers per tile: 8 × 16 lanes. Eight accumulators leave room for the
-/// column loads among AVX2's sixteen registers.
-#[cfg(tessera_avx2)]
-const TILE_REGS: usize = 8;
-
-/// # Safety
-/// The CPU must support AVX2; `parent` and `child` hold `columns.width`
-/// values and every index names a column of `columns`.
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2")]
-unsafe fn apply_avx2(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
-    use std::arch::x86_64::*;
-    let width = columns.width;
-    let base = columns.weights.as_ptr();
-    let tile = TILE_REGS * 16;
-    let tiles = width / tile;
-    for t in 0..tiles {
-        let offset = t * tile;
-        let mut regs = [_mm256_setzero_si256(); TILE_REGS];
-        // SAFETY (this block and the loops below): offset + tile ≤ width, the
-        // length of `parent`, `child` and every column (the caller's
-        // contract); unaligned loads and stores.
-        unsafe {
-            for (r, reg) in regs.iter_mut().enumerate() {
-                *reg = _mm256_loadu_si256(parent.as_ptr().add(offset + r * 16) as *const __m256i);
-            }
-            for &i in added {
-                let column = base.add(i as usize * width + offset);
-                for (r, reg) in regs.iter_mut().enumerate() {
-                    *reg = _mm256_add_epi16(*reg, _mm256_loadu_si256(column.add(r * 16) as *const __m256i));
+/// One tiled kernel per register width, from one body: a tile of `$regs`
+/// registers of the accumulator is held in registers across every changed
+/// column, so each accumulator value is loaded and stored once per move;
+/// widths that are not a multiple of the tile finish without tiling.
+macro_rules! tiled_kernel {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $reg:ty, $lanes:literal, $regs:literal,
+     $zero:ident, $load:ident, $store:ident, $add:ident, $sub:ident) => {
+        $(#[$doc])*
+        #[cfg(tessera_avx2)]
+        #[target_feature(enable = $features)]
+        unsafe fn $name(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
+            use std::arch::x86_64::*;
+            let width = columns.width;
+            let base = columns.weights.as_ptr();
+            let tile = $regs * $lanes;
+            let tiles = width / tile;
+            for t in 0..tiles {
+                let offset = t * tile;
+                let mut regs: [$reg; $regs] = [$zero(); $regs];
+                // SAFETY (this block and the loops below): offset + tile ≤
+                // width, the length of `parent`, `child` and every column
+                // (the caller's contract); unaligned loads and stores.
+                unsafe {
+                    for (r, reg) in regs.iter_mut().enumerate() {
+                        *reg = $load(parent.as_ptr().add(offset + r * $lanes) as *const _);
+                    }
+                    for &i in added {
+                        let column = base.add(i as usize * width + offset);
+                        for (r, reg) in regs.iter_mut().enumerate() {
+                            *reg = $add(*reg, $load(column.add(r * $lanes) as *const _));
+                        }
+                    }
+                    for &i in removed {
+                        let column = base.add(i as usize * width + offset);
+                        for (r, reg) in regs.iter_mut().enumerate() {
+                            *reg = $sub(*reg, $load(column.add(r * $lanes) as *const _));
+                        }
+                    }
+                    for (r, reg) in regs.iter().enumerate() {
+                        $store(child.as_mut_ptr().add(offset + r * $lanes) as *mut _, *reg);
+                    }
                 }
             }
-            for &i in removed {
-                let column = base.add(i as usize * width + offset);
-                for (r, reg) in regs.iter_mut().enumerate() {
-                    *reg = _mm256_sub_epi16(*reg, _mm256_loadu_si256(column.add(r * 16) as *const __m256i));
-                }
-            }
-            for (r, reg) in regs.iter().enumerate() {
-                _mm256_storeu_si256(child.as_mut_ptr().add(offset + r * 16) as *mut __m256i, *reg);
+            let done = tiles * tile;
+            if done < width {
+                apply_scalar_range(columns, &parent[done..], &mut child[done..], added, removed, done);
             }
         }
-    }
-    // Widths that are not a multiple of the tile: the rest without tiling.
-    let done = tiles * tile;
-    if done < width {
-        apply_scalar_range(columns, &parent[done..], &mut child[done..], added, removed, done);
-    }
+    };
 }
 
-/// Registers per tile of the AVX-512 kernel: 8 × 32 lanes, so that widths
-/// of 256·n (512, 768, 1024) need no remainder pass.
-#[cfg(tessera_avx2)]
-const TILE_REGS_512: usize = 8;
+tiled_kernel!(
+    /// AVX2: tiles of 8 registers × 16 lanes (eight accumulators leave room
+    /// for the column loads among AVX2's sixteen registers).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `parent` and `child` hold `columns.width`
+    /// values and every index names a column of `columns`.
+    apply_avx2, "avx2", __m256i, 16, 8,
+    _mm256_setzero_si256, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_add_epi16, _mm256_sub_epi16
+);
 
-/// [`apply_avx2`] on 512-bit registers: half the loads, adds and stores.
-///
-/// # Safety
-/// The CPU must support AVX-512 F and BW; as for [`apply_avx2`] otherwise.
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2,avx512f,avx512bw")]
-unsafe fn apply_avx512(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
-    use std::arch::x86_64::*;
-    let width = columns.width;
-    let base = columns.weights.as_ptr();
-    let tile = TILE_REGS_512 * 32;
-    let tiles = width / tile;
-    for t in 0..tiles {
-        let offset = t * tile;
-        let mut regs = [_mm512_setzero_si512(); TILE_REGS_512];
-        // SAFETY (this block and the loops below): offset + tile ≤ width, the
-        // length of `parent`, `child` and every column (the caller's
-        // contract); unaligned loads and stores.
-        unsafe {
-            for (r, reg) in regs.iter_mut().enumerate() {
-                *reg = _mm512_loadu_si512(parent.as_ptr().add(offset + r * 32) as *const _);
-            }
-            for &i in added {
-                let column = base.add(i as usize * width + offset);
-                for (r, reg) in regs.iter_mut().enumerate() {
-                    *reg = _mm512_add_epi16(*reg, _mm512_loadu_si512(column.add(r * 32) as *const _));
-                }
-            }
-            for &i in removed {
-                let column = base.add(i as usize * width + offset);
-                for (r, reg) in regs.iter_mut().enumerate() {
-                    *reg = _mm512_sub_epi16(*reg, _mm512_loadu_si512(column.add(r * 32) as *const _));
-                }
-            }
-            for (r, reg) in regs.iter().enumerate() {
-                _mm512_storeu_si512(child.as_mut_ptr().add(offset + r * 32) as *mut _, *reg);
-            }
-        }
-    }
-    let done = tiles * tile;
-    if done < width {
-        apply_scalar_range(columns, &parent[done..], &mut child[done..], added, removed, done);
-    }
-}
+tiled_kernel!(
+    /// AVX-512: tiles of 8 registers × 32 lanes, half the loads, adds and
+    /// stores of AVX2's, and widths of 256·n (512, 768, 1024) need no
+    /// remainder pass.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F and BW; as for [`apply_avx2`] otherwise.
+    apply_avx512, "avx2,avx512f,avx512bw", __m512i, 32, 8,
+    _mm512_setzero_si512, _mm512_loadu_si512, _mm512_storeu_si512, _mm512_add_epi16, _mm512_sub_epi16
+);
 
 /// Whether the CPU has AVX-512 F and BW (checked once).
 #[cfg(tessera_avx2)]
