@@ -550,8 +550,12 @@ def loss_chart(name: str, title: str, sets: list[str], study: Path, out_dir: Pat
 
 
 def elo_chart(name: str, kind: str, title: str, elos: dict[str, str], out_dir: Path, trainer_bin: Path) -> None:
-    """Elo against `all` with its 95% error bar, one bar per set (`elos`: set -> "E ± W")."""
-    if elos:
+    """Elo against `all` with its 95% error bar, one bar per set (`elos`: set -> "E ± W").
+    None when no set has one yet (a match won or lost by every game has no finite
+    Elo): said, so that a missing chart is not mistaken for a failure to draw it."""
+    if not elos:
+        log(f"no chart: {name}-elo-{kind}.png: no set has an Elo with an error bar yet")
+    else:
         draw(trainer_bin, ["elo-chart", "--out", str(out_dir / f"{name}-elo-{kind}.png"), "--title", title,
                            *(f"{fs}={elo}" for fs, elo in elos.items())])
 
