@@ -4,7 +4,7 @@
 //! need only the first few).
 
 use arrayvec::ArrayVec;
-use shakmaty::{Move, MoveList, Position, Square};
+use shakmaty::{Move, MoveList, Position};
 
 use super::history::{Histories, PieceTo, is_quiet};
 use super::see::see_ge;
@@ -32,19 +32,17 @@ pub struct MovePicker {
     moves: MoveList,
     scores: ArrayVec<i32, 256>,
     next: usize,
-    /// The main search's table move, legal here, handed out before any other
-    /// move is generated: when it cuts the node off, generating and scoring
-    /// the rest is never needed.
-    tt_first: Option<Move>,
     stage: Stage,
 }
 
-/// Where the main search's picker stands.
+/// Where the main search's picker stands. The main search's table move,
+/// when legal here, is handed out before any other move is generated: when
+/// it cuts the node off, generating and scoring the rest is never needed.
 enum Stage {
     /// The table move is next; the rest is not generated yet.
-    TableMove(Pending),
+    TableMove(Move, Pending),
     /// The table move was handed out; the rest is generated on the next call.
-    Rest(Pending),
+    Rest(Move, Pending),
     /// Every move is generated and scored.
     Picking,
 }
@@ -66,8 +64,7 @@ fn decode(board: &Board, packed: PackedMove) -> Option<Move> {
         return None;
     }
     let pos = board.pos();
-    let from = Square::new(u32::from(packed.0 & 63));
-    let to = Square::new(u32::from((packed.0 >> 6) & 63));
+    let (from, to) = packed.squares();
     let role = pos.board().role_at(from).filter(|_| pos.us().contains(from))?;
     pos.san_candidates(role, to).into_iter().find(|&m| packed.matches(m))
 }
@@ -89,25 +86,19 @@ impl MovePicker {
         use_history: bool,
     ) -> MovePicker {
         let pending = Pending { tt_move, ply, prev, use_history };
-        let mut picker = MovePicker {
-            moves: MoveList::new(),
-            scores: ArrayVec::new(),
-            next: 0,
-            tt_first: decode(board, tt_move),
-            stage: Stage::Picking,
-        };
-        if picker.tt_first.is_some() {
-            picker.stage = Stage::TableMove(pending);
-        } else {
-            picker.generate(board, hist, &pending);
+        let mut picker = MovePicker { moves: MoveList::new(), scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
+        match decode(board, tt_move) {
+            Some(first) => picker.stage = Stage::TableMove(first, pending),
+            None => picker.generate(board, hist, &pending, None),
         }
         picker
     }
 
-    /// Every legal move but the table move already handed out, scored.
-    fn generate(&mut self, board: &Board, hist: &Histories, p: &Pending) {
+    /// Every legal move but `handed_out` (the table move, if it went first),
+    /// scored.
+    fn generate(&mut self, board: &Board, hist: &Histories, p: &Pending, handed_out: Option<Move>) {
         let mut moves = board.pos().legal_moves();
-        if let Some(first) = self.tt_first {
+        if let Some(first) = handed_out {
             moves.retain(|m| *m != first);
         }
         let color = board.turn();
@@ -155,12 +146,12 @@ impl MovePicker {
                 }
             })
             .collect();
-        MovePicker { moves, scores, next: 0, tt_first: None, stage: Stage::Picking }
+        MovePicker { moves, scores, next: 0, stage: Stage::Picking }
     }
 
     /// True when the position has no legal move.
     pub fn is_empty(&self) -> bool {
-        self.tt_first.is_none() && self.moves.is_empty()
+        !matches!(self.stage, Stage::TableMove(..)) && self.moves.is_empty()
     }
 
     /// The next best move, its kind and its ordering score (the history
@@ -169,12 +160,11 @@ impl MovePicker {
     /// picker was made with, at the same position.
     pub fn next(&mut self, board: &Board, hist: &Histories) -> Option<(Move, Kind, i32)> {
         match std::mem::replace(&mut self.stage, Stage::Picking) {
-            Stage::TableMove(pending) => {
-                self.stage = Stage::Rest(pending);
-                let first = self.tt_first.expect("a table move stage has its move");
+            Stage::TableMove(first, pending) => {
+                self.stage = Stage::Rest(first, pending);
                 return Some((first, Kind::TtMove, TT_MOVE));
             }
-            Stage::Rest(pending) => self.generate(board, hist, &pending),
+            Stage::Rest(first, pending) => self.generate(board, hist, &pending, Some(first)),
             Stage::Picking => {}
         }
         self.pick()

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use shakmaty::Move;
+use shakmaty::{Move, Square};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -55,6 +55,12 @@ impl PackedMove {
 
     pub fn is_none(self) -> bool {
         self.0 == 0
+    }
+
+    /// The squares the move goes from and to (for castling: the king's and
+    /// the rook's).
+    pub fn squares(self) -> (Square, Square) {
+        (Square::new(u32::from(self.0 & 63)), Square::new(u32::from((self.0 >> 6) & 63)))
     }
 
     pub fn matches(self, m: Move) -> bool {
