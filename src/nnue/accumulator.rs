@@ -119,15 +119,6 @@ tiled_kernel!(
     _mm512_setzero_si512, _mm512_loadu_si512, _mm512_storeu_si512, _mm512_add_epi16, _mm512_sub_epi16
 );
 
-/// Whether the CPU has AVX-512 F and BW (checked once).
-#[cfg(tessera_avx2)]
-fn avx512_available() -> bool {
-    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
-    });
-    *AVX512
-}
-
 /// `apply_scalar` over the values `from..` of each column.
 #[cfg(tessera_avx2)]
 fn apply_scalar_range(
@@ -157,7 +148,7 @@ pub fn apply(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32],
         // SAFETY: `avx2` is only true when the CPU reports AVX2; widths and
         // indices were checked above.
         unsafe {
-            if avx512_available() {
+            if super::layers::avx512_available() {
                 apply_avx512(columns, parent, child, added, removed);
             } else {
                 apply_avx2(columns, parent, child, added, removed);
@@ -196,7 +187,7 @@ mod tests {
                 // indices fit.
                 unsafe { apply_avx2(columns, &parent, &mut b, &added, &removed) };
                 assert_eq!(a, b, "width {width}, +{added:?} −{removed:?}");
-                if avx512_available() {
+                if super::super::layers::avx512_available() {
                     let mut c = vec![0i16; width];
                     // SAFETY: AVX-512 F and BW checked; widths and indices fit.
                     unsafe { apply_avx512(columns, &parent, &mut c, &added, &removed) };

@@ -250,12 +250,9 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
 /// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
 #[cfg(tessera_avx2)]
 pub fn avx512_vnni_available() -> bool {
-    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vnni")
-    });
-    *AVX512
+    static AVX512_VNNI: once_cell::sync::Lazy<bool> =
+        once_cell::sync::Lazy::new(|| super::avx512_available() && std::is_x86_feature_detected!("avx512vnni"));
+    *AVX512_VNNI
 }
 
 /// Widest input the VNNI sparse kernel takes, in groups of 4 inputs.

@@ -16,3 +16,12 @@ pub fn avx2_available() -> bool {
         false
     }
 }
+
+/// Whether the AVX-512 kernels (F and BW) may be used on this CPU (checked once).
+#[cfg(tessera_avx2)]
+pub fn avx512_available() -> bool {
+    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    });
+    *AVX512
+}
