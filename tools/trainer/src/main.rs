@@ -143,6 +143,12 @@ pub struct Args {
     /// for runs that start from a trained net (--init).
     #[arg(long, default_value_t = 0)]
     pub warmup: u64,
+    /// Quantization-aware training: each batch's loss and gradient are
+    /// those of the net with its weights rounded to the engine's integer
+    /// grid (the net the engine runs), the step applied to the unrounded
+    /// weights. The validation loss is the rounded net's.
+    #[arg(long)]
+    pub quantization_aware: bool,
     /// Final learning rate of the cosine schedule, as a fraction of --lr.
     #[arg(long, default_value_t = 0.05)]
     pub cosine_floor: f32,

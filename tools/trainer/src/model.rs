@@ -18,7 +18,7 @@
 //! whatever the number of threads, so a seed gives one network.
 
 use rayon::prelude::*;
-use tessera::nnue::format::{Shape, output_bucket};
+use tessera::nnue::format::{DEFAULT_SCALES, Shape, output_bucket};
 use tessera::nnue::network::FloatNetwork;
 
 use crate::batch::Batch;
@@ -98,6 +98,24 @@ impl Layout {
             (self.out_w..self.out_b, hidden),
         ]
     }
+
+    /// Each parameter range with the scale the engine stores it at
+    /// (`FloatNetwork::quantize`): values on the grid of steps 1/scale are
+    /// what the quantized net holds. Biases after the feature transformer
+    /// are added to sums of (activation ×127)·(weight ×64).
+    pub fn quantization_grid(&self) -> [(std::ops::Range<usize>, f32); 7] {
+        let s = DEFAULT_SCALES;
+        let (ft, weight, bias) = (s.ft as f32, s.weight as f32, (s.ft * s.weight) as f32);
+        [
+            (self.ft_w..self.l1_w, ft),
+            (self.l1_w..self.l1_b, weight),
+            (self.l1_b..self.l2_w, bias),
+            (self.l2_w..self.l2_b, weight),
+            (self.l2_b..self.out_w, bias),
+            (self.out_w..self.out_b, weight),
+            (self.out_b..self.total, bias),
+        ]
+    }
 }
 
 /// Where one output bucket's parameters start.
@@ -142,6 +160,26 @@ impl Model {
         params[layout.out_w..layout.out_b].copy_from_slice(&net.output_weights);
         params[layout.out_b..layout.total].copy_from_slice(&net.output_bias);
         Model { features: net.features.clone(), layout, params }
+    }
+
+    /// Writes into `out` this model with every parameter rounded to the
+    /// grid the engine stores it on: the net the engine will run, but for
+    /// the rounding of activations. Quantization-aware training computes
+    /// each batch's loss and gradient on it and applies the step to the
+    /// unrounded parameters (a straight-through estimate), so that many
+    /// steps each smaller than a grid step still add up.
+    pub fn round_to_grid_into(&self, out: &mut Model) {
+        if out.layout != self.layout {
+            *out = self.clone();
+        }
+        for (range, scale) in self.layout.quantization_grid() {
+            let (from, to) = (&self.params[range.clone()], &mut out.params[range]);
+            to.par_chunks_mut(1 << 16).zip(from.par_chunks(1 << 16)).for_each(|(to, from)| {
+                for (t, &f) in to.iter_mut().zip(from) {
+                    *t = (f * scale).round() / scale;
+                }
+            });
+        }
     }
 
     pub fn to_float(&self) -> FloatNetwork {
@@ -711,6 +749,24 @@ mod tests {
             let shape = Shape { inputs: fs.size(), ft: 128, hidden: 8, hidden2, buckets };
             let net = FloatNetwork::random_bucketed(&fs, shape, 9);
             assert_eq!(Model::from_float(&net).to_float(), net);
+        }
+    }
+
+    #[test]
+    fn rounding_to_the_grid_gives_the_quantized_net_exactly() {
+        let fs: FeatureSet = "all".parse().unwrap();
+        for (hidden2, buckets) in [(0, 1), (4, 3)] {
+            let shape = Shape { inputs: fs.size(), ft: 64, hidden: 8, hidden2, buckets };
+            let model = Model::from_float(&FloatNetwork::random_bucketed(&fs, shape, 5));
+            let mut rounded = Model::from_float(&FloatNetwork::random(&fs, 16, 8, 0, 1));
+            model.round_to_grid_into(&mut rounded);
+            assert_ne!(rounded.params, model.params);
+            // Every rounded value is one the engine's file holds: quantizing
+            // and reading back gives it unchanged, and the same file as the
+            // unrounded model's.
+            let file = model.to_float().quantize("");
+            assert_eq!(rounded.to_float().quantize(""), file);
+            assert_eq!(Model::from_float(&FloatNetwork::dequantize(&file)).params, rounded.params);
         }
     }
 

@@ -211,7 +211,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
         // Only when on, so that checkpoints from before the option still resume.
         + if args.mirror { " mirror" } else { "" }
         + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"))
-        + &if args.warmup > 0 { format!(" warmup={}", args.warmup) } else { String::new() };
+        + &if args.warmup > 0 { format!(" warmup={}", args.warmup) } else { String::new() }
+        + if args.quantization_aware { " quantization-aware" } else { "" };
     let fresh = || {
         let net = match &init {
             Some((net, _)) => net.clone(),
@@ -263,6 +264,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
     let mut scratch = Scratch::default();
     let mut grad = vec![0.0f32; model.layout.total];
+    // The parameters rounded to the engine's grid (quantization-aware training).
+    let mut rounded = model.clone();
     let training_started = Instant::now();
     let mut trained_samples = 0usize;
     // Worked out once where more than one epoch is left (a single epoch
@@ -300,7 +303,10 @@ pub fn run(args: &Args) -> Result<(), Error> {
             let Ok(batch) = batches.recv() else { break };
             waiting += secs(wait);
             let samples = batch.targets.len();
-            let loss = loss_and_gradient_timed(&model, &batch, &objective, Some(&mut grad), &mut scratch, &mut phases);
+            let round = Instant::now();
+            let trained = trained_model(&model, &mut rounded, args.quantization_aware);
+            optimizer += secs(round);
+            let loss = loss_and_gradient_timed(trained, &batch, &objective, Some(&mut grad), &mut scratch, &mut phases);
             let step = Instant::now();
             let rate = lr * warmup_factor(adam.step + 1, args.warmup);
             adam.update_scaled(&mut model.params, &grad, 1.0 / samples as f32, rate, &bounds);
@@ -328,11 +334,12 @@ pub fn run(args: &Args) -> Result<(), Error> {
         trained_samples += train.len();
         // Each held-out set's mean loss; the overall figure weighs the sets
         // equally, so one large source does not hide the others.
+        let validated = trained_model(&model, &mut rounded, args.quantization_aware);
         let per_set: Vec<f64> = validation_batches
             .iter()
             .zip(&validation)
             .map(|(batches, (_, set))| {
-                batches.iter().map(|b| loss_and_gradient(&model, b, &objective, None, &mut scratch)).sum::<f64>()
+                batches.iter().map(|b| loss_and_gradient(validated, b, &objective, None, &mut scratch)).sum::<f64>()
                     / set.len() as f64
             })
             .collect();
@@ -395,7 +402,10 @@ pub fn run(args: &Args) -> Result<(), Error> {
         history.len(),
         last.validation_loss
     );
-    let float = model.to_float();
+    // With quantization-aware training the float net that was trained and
+    // validated is the rounded one, and the error reported is what the
+    // engine's integer activations add to it.
+    let float = trained_model(&model, &mut rounded, args.quantization_aware).to_float();
     let bytes = float.quantize(&description).to_bytes();
     let net = Network::from_bytes(&bytes)?;
     write_atomically(&net_path, &bytes)?;
@@ -418,6 +428,17 @@ pub fn run(args: &Args) -> Result<(), Error> {
     println!("validation loss {:.6}", last.validation_loss);
     println!("quantization error on the validation set: mean {mean_error:.2} cp, max {max_error:.2} cp");
     Ok(())
+}
+
+/// The model a batch's passes run on: `model` itself, or with
+/// quantization-aware training its parameters rounded into `rounded`.
+fn trained_model<'a>(model: &'a Model, rounded: &'a mut Model, quantization_aware: bool) -> &'a Model {
+    if quantization_aware {
+        model.round_to_grid_into(rounded);
+        rounded
+    } else {
+        model
+    }
 }
 
 fn secs(since: Instant) -> f64 {

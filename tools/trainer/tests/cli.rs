@@ -186,6 +186,36 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The mean of the trainer's last line `quantization error on the validation set: mean X cp, …`.
+fn quantization_error(text: &str) -> f64 {
+    let line = text.lines().find(|l| l.starts_with("quantization error on the validation set: mean ")).unwrap();
+    line.split_whitespace().nth(7).unwrap().parse().unwrap()
+}
+
+#[test]
+fn quantization_aware_training_trains_the_net_the_engine_runs() {
+    let dir = temp_dir("qat");
+    let data = dir.join("data.txt");
+    write_data(&data, 5_000);
+    let plain = run(train(&data, &dir.join("plain"), 3, &[])).stdout;
+    let aware = dir.join("aware");
+    let rounded = run(train(&data, &aware, 3, &["--quantization-aware"])).stdout;
+    let (plain, rounded) = (String::from_utf8_lossy(&plain), String::from_utf8_lossy(&rounded));
+    // The float net trained and validated is the rounded one: what is left
+    // between it and the engine's net is the integer activations' rounding,
+    // far below the weights' rounding of a plain run.
+    let (before, after) = (quantization_error(&plain), quantization_error(&rounded));
+    assert!(after < before / 2.0, "plain {before} cp, quantization-aware {after} cp");
+    // It trains: the validation loss falls.
+    let losses = loss_column(&aware, "validation_loss");
+    assert!(losses[2] < losses[0], "{losses:?}");
+    // The option is part of the run's settings: a checkpoint made without it is not resumed with it.
+    let out = train(&data, &dir.join("plain"), 4, &["--quantization-aware"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was made with other settings"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn init_starts_from_a_net_and_refuses_another_shape() {
     let dir = temp_dir("init");
