@@ -169,7 +169,7 @@ impl Model {
     /// unrounded parameters (a straight-through estimate), so that many
     /// steps each smaller than a grid step still add up.
     pub fn round_to_grid_into(&self, out: &mut Model) {
-        if out.layout != self.layout {
+        if out.layout != self.layout || out.params.len() != self.params.len() {
             *out = self.clone();
         }
         for (range, scale) in self.layout.quantization_grid() {

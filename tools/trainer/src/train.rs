@@ -264,8 +264,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
     let mut scratch = Scratch::default();
     let mut grad = vec![0.0f32; model.layout.total];
-    // The parameters rounded to the engine's grid (quantization-aware training).
-    let mut rounded = model.clone();
+    // The parameters rounded to the engine's grid (quantization-aware
+    // training; sized on first use, so a plain run holds no copy).
+    let mut rounded = Model { features: String::new(), layout: model.layout, params: Vec::new() };
     let training_started = Instant::now();
     let mut trained_samples = 0usize;
     // Worked out once where more than one epoch is left (a single epoch
