@@ -98,9 +98,11 @@ fn embed(path: &Path) -> (String, String) {
          pub const FEATURES: &str = {features:?};\n\
          /// inputs, feature transformer, hidden, second hidden (0: none), output buckets\n\
          pub const SHAPE: [usize; 5] = [{}, {}, {}, {}, {}];\n\
+         /// Whether the feature transformer's halves are multiplied pairwise.\n\
+         pub const PAIRWISE: bool = {};\n\
          /// The same sizes as constants, for the fixed-size evaluation path.\n\
          pub const FT: usize = {};\n\
-         pub const TWO_FT: usize = {};\n\
+         pub const L1_INPUTS: usize = {};\n\
          pub const HIDDEN: usize = {};\n\
          pub const HIDDEN2: usize = {};\n",
         s.inputs,
@@ -108,8 +110,9 @@ fn embed(path: &Path) -> (String, String) {
         s.hidden,
         s.hidden2,
         s.buckets,
+        s.pairwise,
         s.ft,
-        2 * s.ft,
+        s.l1_inputs(),
         s.hidden,
         s.hidden2,
         path = embedded.display().to_string(),

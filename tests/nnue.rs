@@ -21,8 +21,18 @@ fn random_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
 /// A random net with 8 output buckets.
 fn random_bucketed_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
     let fs: FeatureSet = expr.parse().unwrap();
-    let shape = Shape { inputs: fs.size(), ft, hidden, hidden2: 0, buckets: 8 };
+    let shape = Shape::new(fs.size(), ft, hidden, 0, 8);
     FloatNetwork::random_bucketed(&fs, shape, seed).quantize("random bucketed net for tests").to_bytes()
+}
+
+/// A random pairwise net (the feature transformer's halves multiplied).
+fn random_pairwise_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
+    let fs: FeatureSet = expr.parse().unwrap();
+    let shape = Shape { pairwise: true, ..Shape::new(fs.size(), ft, hidden, 0, 1) };
+    let mut net = FloatNetwork::random_bucketed(&fs, shape, seed);
+    // Lifted so that both factors of most products are active.
+    net.ft_bias.iter_mut().for_each(|b| *b += 0.4);
+    net.quantize("random pairwise net for tests").to_bytes()
 }
 
 /// Writes a random net file; run with `--ignored` to make one by hand:
@@ -182,15 +192,17 @@ fn openbench_make(target: &std::path::Path, net: &std::path::Path, exe: &std::pa
 
 /// `make EXE=… EVALFILE=…` (OpenBench) and so `TESSERA_NET=… cargo build`
 /// embed that net, and `--version` names it; a damaged net fails the build
-/// with a message naming the file and the cause.
+/// with a message naming the file and the cause. The net is a pairwise one,
+/// so that the evaluation compiled for its sizes (the build's) is checked
+/// against the any-shape path (this test's, built for the default net).
 #[test]
 fn building_with_tessera_net_embeds_it() {
     let root = env!("CARGO_MANIFEST_DIR");
     let target = std::path::Path::new(root).join("target/tessera-net-test");
     let dir = std::env::temp_dir().join(format!("tessera-build-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let net_path = dir.join("kp+ph_32x2-8-1.nnue");
-    let bytes = random_net("kp+ph", 32, 8, 11);
+    let net_path = dir.join("kp+ph_32x2p-8-1.nnue");
+    let bytes = random_pairwise_net("kp+ph", 32, 8, 11);
     std::fs::write(&net_path, &bytes).unwrap();
     let exe = dir.join("tessera");
     let build = |net: &std::path::Path| openbench_make(&target, net, &exe);
@@ -206,7 +218,7 @@ fn building_with_tessera_net_embeds_it() {
     let version = Command::new(&exe).arg("--version").output().unwrap();
     let hash = tessera::nnue::format::NetFile::content_hash(&bytes);
     let version = String::from_utf8(version.stdout).unwrap();
-    assert!(version.contains(&format!("net {hash} (kp+ph 32x2-8-1)")), "{version}");
+    assert!(version.contains(&format!("net {hash} (kp+ph 32x2p-8-1)")), "{version}");
 
     let broken = dir.join("broken.nnue");
     std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();

@@ -11,7 +11,7 @@ mod generated {
 
 /// Layer sizes of the embedded net as constants: the evaluation is compiled
 /// for exactly these sizes.
-pub use generated::{FT, HIDDEN, HIDDEN2, TWO_FT};
+pub use generated::{FT, HIDDEN, HIDDEN2, L1_INPUTS, PAIRWISE};
 
 /// The embedded file's bytes.
 pub fn bytes() -> &'static [u8] {
@@ -21,5 +21,5 @@ pub fn bytes() -> &'static [u8] {
 /// The feature set and shape this engine was built for.
 pub fn compiled_kind() -> (&'static str, Shape) {
     let [inputs, ft, hidden, hidden2, buckets] = generated::SHAPE;
-    (generated::FEATURES, Shape { inputs, ft, hidden, hidden2, buckets })
+    (generated::FEATURES, Shape { inputs, ft, hidden, hidden2, buckets, pairwise: generated::PAIRWISE })
 }

@@ -7,11 +7,20 @@ use std::fmt;
 pub const ZSTD_MAGIC: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD];
 
 pub const MAGIC: &[u8; 4] = b"TSNN";
-/// The newest version: 2 adds output buckets. A net with one bucket is
-/// written as version 1, byte for byte what older builds wrote and read.
-pub const VERSION: u32 = 2;
+/// The newest version: 3 adds the feature transformer's activation (a
+/// pairwise product). Each net is written in the oldest version that can
+/// hold it, byte for byte what older builds wrote and read: 1 with one
+/// output bucket, 2 with several, 3 only for a pairwise net.
+pub const VERSION: u32 = 3;
+/// The version with output buckets and no activation field.
+pub const VERSION_BUCKETS: u32 = 2;
 /// The version without output buckets.
 pub const VERSION_SINGLE: u32 = 1;
+
+/// The activation field of version 3: each output clipped to 0..1 (what
+/// versions 1 and 2 mean), or the pairwise product.
+const ACTIVATION_CLIPPED: u32 = 0;
+const ACTIVATION_PAIRWISE: u32 = 1;
 
 /// Output buckets above this are refused.
 pub const MAX_BUCKETS: usize = 32;
@@ -28,26 +37,47 @@ pub struct Shape {
     /// Output buckets: stacks of the hidden and output layers, one chosen
     /// per position by its number of pieces ([`output_bucket`]); 1: none.
     pub buckets: usize,
+    /// The feature transformer's halves multiplied pairwise (Stockfish's
+    /// activation since 15.1): each perspective's `ft` outputs become
+    /// `ft / 2` products of clipped values, so the first hidden layer reads
+    /// `ft` inputs instead of `2·ft`. False: each output clipped on its own.
+    pub pairwise: bool,
 }
 
 impl Shape {
+    /// The plain shape (clipped activations) with these sizes.
+    pub fn new(inputs: usize, ft: usize, hidden: usize, hidden2: usize, buckets: usize) -> Shape {
+        Shape { inputs, ft, hidden, hidden2, buckets, pairwise: false }
+    }
+
+    /// The first hidden layer's inputs: both perspectives' activations.
+    pub fn l1_inputs(&self) -> usize {
+        if self.pairwise { self.ft } else { 2 * self.ft }
+    }
+
     /// The size of the layer that feeds the output neuron.
     pub fn last(&self) -> usize {
         if self.hidden2 > 0 { self.hidden2 } else { self.hidden }
     }
 
     /// The compact name used in file names and `--version`: `512x2-32-1`,
-    /// `512x2-32-32-1`, and `512x2-32-1-ob8` with 8 output buckets.
+    /// `512x2-32-32-1`, `512x2-32-1-ob8` with 8 output buckets and
+    /// `512x2p-32-1` with the pairwise product.
     pub fn short_name(&self) -> String {
+        let pairwise = if self.pairwise { "p" } else { "" };
         let second = if self.hidden2 > 0 { format!("-{}", self.hidden2) } else { String::new() };
         let buckets = if self.buckets > 1 { format!("-ob{}", self.buckets) } else { String::new() };
-        format!("{}x2-{}{second}-1{buckets}", self.ft, self.hidden)
+        format!("{}x2{pairwise}-{}{second}-1{buckets}", self.ft, self.hidden)
     }
 }
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({} → {})×2 → {}", self.inputs, self.ft, self.hidden)?;
+        write!(f, "({} → {})×2", self.inputs, self.ft)?;
+        if self.pairwise {
+            write!(f, " → pairwise {}", self.l1_inputs())?;
+        }
+        write!(f, " → {}", self.hidden)?;
         if self.hidden2 > 0 {
             write!(f, " → {}", self.hidden2)?;
         }
@@ -88,7 +118,7 @@ pub struct Tensors {
     pub ft_weights: Vec<i16>,
     /// `buckets × hidden`.
     pub hidden_bias: Vec<i32>,
-    /// `buckets × hidden × 2·ft`: per bucket, row-major.
+    /// `buckets × hidden × l1_inputs`: per bucket, row-major.
     pub hidden_weights: Vec<i8>,
     /// `buckets × hidden2`.
     pub hidden2_bias: Vec<i32>,
@@ -139,7 +169,7 @@ impl fmt::Display for FormatError {
                 write!(f, "a zstd-compressed net: decompress it first (zstd -d FILE) or embed it with TESSERA_NET")
             }
             FormatError::BadVersion(v) => {
-                write!(f, "unsupported net file version {v} (this build reads versions {VERSION_SINGLE} and {VERSION})")
+                write!(f, "unsupported net file version {v} (this build reads versions {VERSION_SINGLE} to {VERSION})")
             }
             FormatError::BadChecksum { stored, computed } => {
                 write!(f, "corrupt net file: checksum {computed:016x} does not match stored {stored:016x}")
@@ -222,7 +252,7 @@ impl NetFile {
             return Err(FormatError::BadMagic);
         }
         let version = c.u32()?;
-        if version != VERSION && version != VERSION_SINGLE {
+        if !(VERSION_SINGLE..=VERSION).contains(&version) {
             return Err(FormatError::BadVersion(version));
         }
         // The checksum covers everything before its own 8 bytes.
@@ -244,9 +274,17 @@ impl NetFile {
         };
         let (inputs, ft, hidden, hidden2) = (size()?, size()?, size()?, size()?);
         let buckets = if version == VERSION_SINGLE { 1 } else { c.u32()? as usize };
-        let shape = Shape { inputs, ft, hidden, hidden2, buckets };
+        let pairwise = match if version == VERSION { c.u32()? } else { ACTIVATION_CLIPPED } {
+            ACTIVATION_CLIPPED => false,
+            ACTIVATION_PAIRWISE => true,
+            other => return Err(FormatError::Invalid(format!("unknown activation {other} (0 and 1 are valid)"))),
+        };
+        let shape = Shape { inputs, ft, hidden, hidden2, buckets, pairwise };
         if shape.inputs == 0 || shape.ft == 0 || shape.hidden == 0 {
             return Err(FormatError::Invalid(format!("empty layer in {shape}")));
+        }
+        if pairwise && !shape.ft.is_multiple_of(2) {
+            return Err(FormatError::Invalid(format!("a pairwise product of an odd width {}", shape.ft)));
         }
         if !(1..=MAX_BUCKETS).contains(&buckets) {
             return Err(FormatError::Invalid(format!("{buckets} output buckets (1 to {MAX_BUCKETS} are valid)")));
@@ -258,7 +296,7 @@ impl NetFile {
             ft_bias: c.i16s(shape.ft)?,
             ft_weights: c.i16s(ft_weights_len)?,
             hidden_bias: c.i32s(k * shape.hidden)?,
-            hidden_weights: c.i8s(k * shape.hidden * 2 * shape.ft)?,
+            hidden_weights: c.i8s(k * shape.hidden * shape.l1_inputs())?,
             hidden2_bias: c.i32s(k * shape.hidden2)?,
             hidden2_weights: c.i8s(k * shape.hidden2 * shape.hidden)?,
             output_bias: c.i32s(k)?,
@@ -275,7 +313,11 @@ impl NetFile {
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
         let s = self.shape;
-        let version = if s.buckets == 1 { VERSION_SINGLE } else { VERSION };
+        let version = match (s.pairwise, s.buckets) {
+            (true, _) => VERSION,
+            (false, 1) => VERSION_SINGLE,
+            (false, _) => VERSION_BUCKETS,
+        };
         out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(self.features.len() as u16).to_le_bytes());
         out.extend_from_slice(self.features.as_bytes());
@@ -284,8 +326,11 @@ impl NetFile {
         for v in [s.inputs, s.ft, s.hidden, s.hidden2] {
             out.extend_from_slice(&(v as u32).to_le_bytes());
         }
-        if version == VERSION {
+        if version != VERSION_SINGLE {
             out.extend_from_slice(&(s.buckets as u32).to_le_bytes());
+        }
+        if version == VERSION {
+            out.extend_from_slice(&ACTIVATION_PAIRWISE.to_le_bytes());
         }
         for v in [self.scales.ft, self.scales.weight, self.scales.output_cp] {
             out.extend_from_slice(&v.to_le_bytes());

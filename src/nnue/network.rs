@@ -7,7 +7,7 @@ use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
 use super::layers::affine::{affine, affine_sparse, interleave_for_sparse};
 use super::layers::avx2_available;
-use super::layers::clipped_relu::{crelu_i16, crelu_i32};
+use super::layers::clipped_relu::{crelu_i16, crelu_i32, pairwise_i16};
 use crate::features::{FeatureSet, Perspective};
 
 /// Float weights are kept inside this range so that ×64 fits an i8.
@@ -42,21 +42,30 @@ fn clip(v: Vec<f32>) -> Vec<f32> {
     v.into_iter().map(|x| x.clamp(0.0, 1.0)).collect()
 }
 
+/// The engine's pairwise product `(a·b) >> 7` of two activations at scale
+/// 127 stands for `a·b·127/128` at scale 1: the float network multiplies
+/// by this so that its quantized twin computes the same function.
+pub const PAIRWISE_SCALE: f32 = 127.0 / 128.0;
+
+/// One perspective's activations of a pairwise net: the first half of the
+/// clipped accumulator times the second, element by element.
+pub fn pairwise_products(acc: &[f32]) -> impl Iterator<Item = f32> + '_ {
+    let (first, second) = acc.split_at(acc.len() / 2);
+    first.iter().zip(second).map(|(a, b)| a.clamp(0.0, 1.0) * b.clamp(0.0, 1.0) * PAIRWISE_SCALE)
+}
+
 impl FloatNetwork {
     /// A network with small random weights (deterministic in `seed`), for
     /// tests and as the trainer's starting point.
     pub fn random(features: &FeatureSet, ft: usize, hidden: usize, hidden2: usize, seed: u64) -> FloatNetwork {
-        FloatNetwork::random_bucketed(
-            features,
-            Shape { inputs: features.size(), ft, hidden, hidden2, buckets: 1 },
-            seed,
-        )
+        FloatNetwork::random_bucketed(features, Shape::new(features.size(), ft, hidden, hidden2, 1), seed)
     }
 
     /// [`FloatNetwork::random`] for any shape (`shape.inputs` must be the
     /// feature set's size).
     pub fn random_bucketed(features: &FeatureSet, shape: Shape, seed: u64) -> FloatNetwork {
         let Shape { ft, hidden, hidden2, buckets: k, .. } = shape;
+        let l1 = shape.l1_inputs();
         let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
         let mut uniform = move |scale: f32| {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -70,7 +79,7 @@ impl FloatNetwork {
             ft_bias: fill(ft, 0.1),
             ft_weights: fill(shape.inputs * ft, 0.1),
             hidden_bias: fill(k * hidden, 0.1),
-            hidden_weights: fill(k * hidden * 2 * ft, 1.0 / (ft as f32).sqrt()),
+            hidden_weights: fill(k * hidden * l1, 1.0 / (l1 as f32 / 2.0).sqrt()),
             hidden2_bias: fill(k * hidden2, 0.1),
             hidden2_weights: fill(k * hidden2 * hidden, 1.0 / (hidden as f32).sqrt()),
             output_bias: fill(k, 0.1),
@@ -92,11 +101,16 @@ impl FloatNetwork {
                     *a += w;
                 }
             }
-            input.extend(clip(acc));
+            if self.shape.pairwise {
+                input.extend(pairwise_products(&acc));
+            } else {
+                input.extend(clip(acc));
+            }
         }
         let Shape { hidden: o, hidden2: p, .. } = self.shape;
         let (b, last) = (output_bucket(pos.board().occupied().count() as u32, self.shape.buckets), self.shape.last());
-        let mut h = clip(dense(&input, &self.hidden_weights[b * o * 2 * m..], &self.hidden_bias[b * o..(b + 1) * o]));
+        let l1 = self.shape.l1_inputs();
+        let mut h = clip(dense(&input, &self.hidden_weights[b * o * l1..], &self.hidden_bias[b * o..(b + 1) * o]));
         if p > 0 {
             h = clip(dense(&h, &self.hidden2_weights[b * p * o..], &self.hidden2_bias[b * p..(b + 1) * p]));
         }
@@ -168,10 +182,10 @@ struct Stack<'a> {
 /// The first hidden layer of every bucket in the sparse kernel's layout,
 /// concatenated (`None` where that kernel does not apply).
 fn interleave_buckets(weights: &[i8], shape: Shape) -> Option<Vec<i8>> {
-    let per_bucket = shape.hidden * 2 * shape.ft;
+    let per_bucket = shape.hidden * shape.l1_inputs();
     let mut out = Vec::with_capacity(weights.len());
     for bucket in weights.chunks_exact(per_bucket) {
-        out.extend(interleave_for_sparse(bucket, 2 * shape.ft, shape.hidden)?);
+        out.extend(interleave_for_sparse(bucket, shape.l1_inputs(), shape.hidden)?);
     }
     Some(out)
 }
@@ -301,11 +315,11 @@ impl Network {
     /// takes the path compiled for those sizes (stack buffers, fixed loop
     /// counts).
     pub fn evaluate(&self, ours: &[i16], theirs: &[i16], bucket: usize) -> i32 {
-        use super::compiled::{FT, HIDDEN, HIDDEN2, TWO_FT};
+        use super::compiled::{FT, HIDDEN, HIDDEN2, L1_INPUTS, PAIRWISE};
         let s = self.shape;
         let bucket = bucket.min(s.buckets - 1);
-        if FT > 0 && (s.ft, s.hidden, s.hidden2) == (FT, HIDDEN, HIDDEN2) {
-            self.evaluate_fixed::<FT, TWO_FT, HIDDEN, HIDDEN2>(ours, theirs, bucket)
+        if FT > 0 && (s.ft, s.hidden, s.hidden2, s.pairwise) == (FT, HIDDEN, HIDDEN2, PAIRWISE) {
+            self.evaluate_fixed::<FT, L1_INPUTS, HIDDEN, HIDDEN2>(ours, theirs, bucket)
         } else {
             self.evaluate_any(ours, theirs, bucket)
         }
@@ -314,8 +328,8 @@ impl Network {
     /// Bucket `b`'s layers: first hidden weights (and their sparse layout),
     /// biases, second hidden layer, output weights and bias.
     fn stack(&self, b: usize) -> Stack<'_> {
-        let (t, Shape { ft, hidden: o, hidden2: p, .. }) = (&self.tensors, self.shape);
-        let (l1, last) = (o * 2 * ft, self.shape.last());
+        let (t, Shape { hidden: o, hidden2: p, .. }) = (&self.tensors, self.shape);
+        let (l1, last) = (o * self.shape.l1_inputs(), self.shape.last());
         Stack {
             hidden_weights: &t.hidden_weights[b * l1..(b + 1) * l1],
             hidden_sparse: self.hidden_sparse.as_deref().map(|w| &w[b * l1..(b + 1) * l1]),
@@ -327,16 +341,28 @@ impl Network {
         }
     }
 
-    fn evaluate_fixed<const M: usize, const M2: usize, const H: usize, const H2: usize>(
+    /// The first hidden layer's input from the two accumulators: each
+    /// clipped, or (pairwise) each one's halves multiplied.
+    fn activate(&self, ours: &[i16], theirs: &[i16], input: &mut [u8]) {
+        let (first, second) = input.split_at_mut(input.len() / 2);
+        if self.shape.pairwise {
+            pairwise_i16(ours, first, self.avx2);
+            pairwise_i16(theirs, second, self.avx2);
+        } else {
+            crelu_i16(ours, first, self.avx2);
+            crelu_i16(theirs, second, self.avx2);
+        }
+    }
+
+    fn evaluate_fixed<const M: usize, const L1: usize, const H: usize, const H2: usize>(
         &self,
         ours: &[i16],
         theirs: &[i16],
         bucket: usize,
     ) -> i32 {
         let stack = self.stack(bucket);
-        let mut input = [0u8; M2];
-        crelu_i16(&ours[..M], &mut input[..M], self.avx2);
-        crelu_i16(&theirs[..M], &mut input[M..], self.avx2);
+        let mut input = [0u8; L1];
+        self.activate(&ours[..M], &theirs[..M], &mut input);
         let mut sums = [0i32; H];
         affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
         let mut hidden = [0u8; H];
@@ -353,10 +379,9 @@ impl Network {
 
     /// Any shape (nets loaded into a build without an embedded one).
     fn evaluate_any(&self, ours: &[i16], theirs: &[i16], bucket: usize) -> i32 {
-        let (m, stack) = (self.shape.ft, self.stack(bucket));
-        let mut input = vec![0u8; 2 * m];
-        crelu_i16(ours, &mut input[..m], self.avx2);
-        crelu_i16(theirs, &mut input[m..], self.avx2);
+        let stack = self.stack(bucket);
+        let mut input = vec![0u8; self.shape.l1_inputs()];
+        self.activate(ours, theirs, &mut input);
         let mut sums = vec![0i32; self.shape.hidden];
         affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
         let mut hidden = vec![0u8; self.shape.hidden];

@@ -3,7 +3,7 @@
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
-use super::format::{FormatError, NetFile, Shape, VERSION, VERSION_SINGLE, output_bucket};
+use super::format::{FormatError, NetFile, Shape, VERSION, VERSION_BUCKETS, VERSION_SINGLE, output_bucket};
 use super::network::{FloatNetwork, NetError, Network};
 use crate::features::FeatureSet;
 
@@ -16,10 +16,20 @@ fn random_file(expr: &str, hidden2: usize) -> (FloatNetwork, Vec<u8>) {
 
 /// A random net with `buckets` output buckets.
 fn random_bucketed(expr: &str, hidden2: usize, buckets: usize) -> (FloatNetwork, Vec<u8>) {
+    random_shaped(expr, hidden2, buckets, false)
+}
+
+/// A random net with `buckets` output buckets, pairwise or not.
+fn random_shaped(expr: &str, hidden2: usize, buckets: usize, pairwise: bool) -> (FloatNetwork, Vec<u8>) {
     let fs: FeatureSet = expr.parse().unwrap();
-    let shape = Shape { inputs: fs.size(), ft: 64, hidden: 32, hidden2, buckets };
-    let float = FloatNetwork::random_bucketed(&fs, shape, 7);
-    let bytes = float.quantize("random bucketed test net").to_bytes();
+    let shape = Shape { pairwise, ..Shape::new(fs.size(), 64, 32, hidden2, buckets) };
+    let mut float = FloatNetwork::random_bucketed(&fs, shape, 7);
+    if pairwise {
+        // Most products of two small random sums would be 0: lift the
+        // accumulators into the range where both factors are active.
+        float.ft_bias.iter_mut().for_each(|b| *b += 0.4);
+    }
+    let bytes = float.quantize("random test net").to_bytes();
     (float, bytes)
 }
 
@@ -94,10 +104,17 @@ fn a_net_for_another_feature_set_size_is_refused() {
 
 #[test]
 fn quantized_agrees_with_float_reference() {
-    for (expr, hidden2, buckets) in
-        [("all", 0, 1), ("all+ph+pv", 0, 1), ("ka", 16, 1), ("mb+mc", 0, 1), ("all", 0, 8), ("kb4", 8, 4)]
-    {
-        let (float, bytes) = random_bucketed(expr, hidden2, buckets);
+    for (expr, hidden2, buckets, pairwise) in [
+        ("all", 0, 1, false),
+        ("all+ph+pv", 0, 1, false),
+        ("ka", 16, 1, false),
+        ("mb+mc", 0, 1, false),
+        ("all", 0, 8, false),
+        ("kb4", 8, 4, false),
+        ("all", 0, 1, true),
+        ("kb4", 8, 4, true),
+    ] {
+        let (float, bytes) = random_shaped(expr, hidden2, buckets, pairwise);
         let fs: FeatureSet = expr.parse().unwrap();
         let net = Network::from_bytes(&bytes).unwrap();
         for pos in positions() {
@@ -112,8 +129,10 @@ fn quantized_agrees_with_float_reference() {
 
 #[test]
 fn dequantized_net_quantizes_back_to_the_same_file() {
-    for (expr, hidden2, buckets) in [("all", 0, 1), ("ka", 16, 1), ("kb4", 8, 4)] {
-        let (_, bytes) = random_bucketed(expr, hidden2, buckets);
+    for (expr, hidden2, buckets, pairwise) in
+        [("all", 0, 1, false), ("ka", 16, 1, false), ("kb4", 8, 4, false), ("all+ph", 8, 2, true)]
+    {
+        let (_, bytes) = random_shaped(expr, hidden2, buckets, pairwise);
         let file = NetFile::parse(&bytes).unwrap();
         let float = FloatNetwork::dequantize(&file);
         assert_eq!(float.shape, file.shape);
@@ -131,8 +150,14 @@ fn dequantized_net_quantizes_back_to_the_same_file() {
 
 #[test]
 fn scalar_and_avx2_evaluate_identically() {
-    for (expr, hidden2, buckets) in [("all", 0, 1), ("kp+ph", 32, 1), ("all", 0, 8), ("kb8", 32, 3)] {
-        let (_, bytes) = random_bucketed(expr, hidden2, buckets);
+    for (expr, hidden2, buckets, pairwise) in [
+        ("all", 0, 1, false),
+        ("kp+ph", 32, 1, false),
+        ("all", 0, 8, false),
+        ("kb8", 32, 3, false),
+        ("all", 0, 1, true),
+    ] {
+        let (_, bytes) = random_shaped(expr, hidden2, buckets, pairwise);
         let mut scalar = Network::from_bytes(&bytes).unwrap();
         scalar.force_scalar(true);
         let vector = Network::from_bytes(&bytes).unwrap();
@@ -161,7 +186,7 @@ fn one_bucket_is_written_as_version_1_and_more_as_version_2() {
     let (_, single) = random_file("all", 0);
     assert_eq!(single[4..8], VERSION_SINGLE.to_le_bytes());
     let (_, bucketed) = random_bucketed("all+ph", 8, 8);
-    assert_eq!(bucketed[4..8], VERSION.to_le_bytes());
+    assert_eq!(bucketed[4..8], VERSION_BUCKETS.to_le_bytes());
     let file = NetFile::parse(&bucketed).unwrap();
     assert_eq!(file.shape.buckets, 8);
     assert_eq!(file.shape.to_string(), "(1920 → 64)×2 → 32 → 8 → 1, 8 output buckets");
@@ -172,9 +197,9 @@ fn one_bucket_is_written_as_version_1_and_more_as_version_2() {
     // An older build reads only version 1 and names the version it met;
     // this one refuses unknown versions and bucket counts with the cause.
     let mut future = bucketed.clone();
-    future[4..8].copy_from_slice(&3u32.to_le_bytes());
-    assert_eq!(NetFile::parse(&future), Err(FormatError::BadVersion(3)));
-    assert!(FormatError::BadVersion(3).to_string().contains("reads versions 1 and 2"));
+    future[4..8].copy_from_slice(&4u32.to_le_bytes());
+    assert_eq!(NetFile::parse(&future), Err(FormatError::BadVersion(4)));
+    assert!(FormatError::BadVersion(4).to_string().contains("reads versions 1 to 3"));
     let mut none = file.clone();
     none.shape.buckets = 0;
     let err = NetFile::parse(&none.to_bytes()).unwrap_err();
@@ -205,4 +230,46 @@ fn each_bucket_has_its_own_layers() {
     assert_eq!(single.evaluate(&fs, start), float.evaluate(&fs, start));
     let one = Network::from_bytes(&single.quantize("bucket 7").to_bytes()).unwrap();
     assert_eq!(one.evaluate_position(start), net.evaluate_position(start));
+}
+
+#[test]
+fn a_pairwise_net_is_version_3_and_its_first_layer_reads_half_the_inputs() {
+    let (float, bytes) = random_shaped("all", 0, 1, true);
+    assert_eq!(bytes[4..8], VERSION.to_le_bytes());
+    let file = NetFile::parse(&bytes).unwrap();
+    assert!(file.shape.pairwise);
+    assert_eq!(file.shape.to_string(), "(768 → 64)×2 → pairwise 64 → 32 → 1");
+    assert_eq!(file.shape.short_name(), "64x2p-32-1");
+    assert_eq!(file.tensors.hidden_weights.len(), 32 * 64);
+    assert_eq!(file.to_bytes(), bytes);
+    // The same weights read as a plain net (the activation field dropped,
+    // twice the first layer's inputs) would not fit the file: the shape
+    // decides the layout. And the engine's integer product follows the
+    // float net's.
+    let net = Network::from_bytes(&bytes).unwrap();
+    let fs: FeatureSet = "all".parse().unwrap();
+    for pos in positions() {
+        let (f, q) = (float.evaluate(&fs, &pos), net.evaluate_position(&pos) as f32);
+        assert!((f - q).abs() <= 10.0 + 0.02 * f.abs(), "float {f} quantized {q}");
+    }
+    let mut plain = file.clone();
+    plain.shape.pairwise = false;
+    assert!(matches!(NetFile::parse(&plain.to_bytes()), Err(FormatError::Truncated { .. })));
+    // An activation this build does not know is refused with the cause:
+    // the field after the sizes and bucket count (magic, version, "all"
+    // with its length, the description with its length, 4 sizes, buckets).
+    let mut unknown = bytes.clone();
+    let field = 4 + 4 + 2 + 3 + 4 + file.description.len() + 4 * 4 + 4;
+    assert_eq!(unknown[field..field + 4], 1u32.to_le_bytes(), "the activation field");
+    unknown[field] = 7;
+    let body = unknown.len() - 8;
+    let sum = super::format::checksum(&unknown[..body]);
+    unknown[body..].copy_from_slice(&sum.to_le_bytes());
+    let err = NetFile::parse(&unknown).unwrap_err();
+    assert!(err.to_string().contains("unknown activation 7"), "{err}");
+    // A pairwise net of an odd width cannot be split in halves.
+    let mut odd = file.clone();
+    odd.shape.ft = 63;
+    let err = NetFile::parse(&odd.to_bytes()).unwrap_err();
+    assert!(err.to_string().contains("odd width 63"), "{err}");
 }

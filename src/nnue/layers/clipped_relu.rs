@@ -1,9 +1,13 @@
 //! Clipped ReLU: integer activations clamped to 0..127 as u8. The feature
 //! transformer's i16 sums are clamped directly; hidden i32 sums are first
-//! shifted right by 6 (undoing the ×64 weight scale).
+//! shifted right by 6 (undoing the ×64 weight scale). A pairwise net's
+//! feature transformer multiplies its clamped halves instead.
 
 pub const ACTIVATION_MAX: i32 = 127;
 pub const HIDDEN_SHIFT: u32 = 6;
+/// The pairwise product of two activations (each 0..127) shifted back into
+/// 0..126: `(a·b) >> 7` (the float net's `a·b·127/128`).
+pub const PAIRWISE_SHIFT: u32 = 7;
 
 pub fn crelu_i16_scalar(input: &[i16], out: &mut [u8]) {
     for (o, &x) in out.iter_mut().zip(input) {
@@ -49,6 +53,66 @@ pub fn crelu_i16(input: &[i16], out: &mut [u8], avx2: bool) {
     crelu_i16_scalar(input, out);
 }
 
+/// A pairwise net's activations of one perspective: `out[j]` is
+/// `(clamp(acc[j]) · clamp(acc[j + M/2])) >> 7` for the accumulator's
+/// M values, `out` holding M/2.
+pub fn pairwise_i16_scalar(acc: &[i16], out: &mut [u8]) {
+    let (first, second) = acc.split_at(acc.len() / 2);
+    for ((o, &a), &b) in out.iter_mut().zip(first).zip(second) {
+        let (a, b) = ((a as i32).clamp(0, ACTIVATION_MAX), (b as i32).clamp(0, ACTIVATION_MAX));
+        *o = ((a * b) >> PAIRWISE_SHIFT) as u8;
+    }
+}
+
+/// AVX2 version: 32 products a step. Both factors are at most 127, so the
+/// product (at most 16,129) fits the low 16 bits that `mullo` keeps.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+pub unsafe fn pairwise_i16_avx2(acc: &[i16], out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let half = acc.len() / 2;
+    let n = half.min(out.len());
+    let chunks = n / 32;
+    let zero = _mm256_setzero_si256();
+    let max = _mm256_set1_epi16(ACTIVATION_MAX as i16);
+    let (first, second) = acc.split_at(half);
+    for c in 0..chunks {
+        // SAFETY: c·32 + 32 ≤ n ≤ each half's length and out's; unaligned
+        // loads and store.
+        unsafe {
+            let load = |half: &[i16], at: usize| {
+                let v = _mm256_loadu_si256(half.as_ptr().add(c * 32 + at) as *const __m256i);
+                _mm256_min_epi16(_mm256_max_epi16(v, zero), max)
+            };
+            let low = _mm256_srli_epi16(_mm256_mullo_epi16(load(first, 0), load(second, 0)), PAIRWISE_SHIFT as i32);
+            let high = _mm256_srli_epi16(_mm256_mullo_epi16(load(first, 16), load(second, 16)), PAIRWISE_SHIFT as i32);
+            // packus interleaves 128-bit halves; permute restores the order.
+            let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0b11_01_10_00);
+            _mm256_storeu_si256(out.as_mut_ptr().add(c * 32) as *mut __m256i, packed);
+        }
+    }
+    let done = chunks * 32;
+    let (a, b) = (&first[done..n], &second[done..n]);
+    for ((o, &a), &b) in out[done..n].iter_mut().zip(a).zip(b) {
+        let (a, b) = ((a as i32).clamp(0, ACTIVATION_MAX), (b as i32).clamp(0, ACTIVATION_MAX));
+        *o = ((a * b) >> PAIRWISE_SHIFT) as u8;
+    }
+}
+
+pub fn pairwise_i16(acc: &[i16], out: &mut [u8], avx2: bool) {
+    #[cfg(tessera_avx2)]
+    if avx2 {
+        // SAFETY: `avx2` is only true when the CPU reports AVX2.
+        unsafe { pairwise_i16_avx2(acc, out) };
+        return;
+    }
+    let _ = avx2;
+    pairwise_i16_scalar(acc, out);
+}
+
 /// Hidden-layer activation (few lanes: scalar only).
 pub fn crelu_i32(input: &[i32], out: &mut [u8]) {
     for (o, &x) in out.iter_mut().zip(input) {
@@ -75,5 +139,29 @@ mod tests {
             unsafe { crelu_i16_avx2(&input, &mut b) };
             assert_eq!(a, b, "n = {n}");
         }
+    }
+
+    #[test]
+    fn pairwise_avx2_matches_scalar() {
+        if !super::super::avx2_available() {
+            eprintln!("skipping: no AVX2 on this CPU");
+            return;
+        }
+        // Widths with and without a remainder after the 32-lane steps;
+        // values beyond both ends of the clamp, and the largest product.
+        for n in [64, 128, 1024, 100] {
+            let acc: Vec<i16> = (0..n).map(|i| ((i as i32 * 7919) % 700 - 300) as i16).collect();
+            let (mut a, mut b) = (vec![0u8; n / 2], vec![0u8; n / 2]);
+            pairwise_i16_scalar(&acc, &mut a);
+            // SAFETY: checked above that the CPU has AVX2.
+            unsafe { pairwise_i16_avx2(&acc, &mut b) };
+            assert_eq!(a, b, "n = {n}");
+            assert!(a.iter().any(|&x| x > 0) && a.contains(&0), "n = {n}: both sides of the clamp");
+        }
+        let (mut a, mut b) = (vec![0u8; 32], vec![0u8; 32]);
+        pairwise_i16_scalar(&[i16::MAX; 64], &mut a);
+        // SAFETY: as above.
+        unsafe { pairwise_i16_avx2(&[i16::MAX; 64], &mut b) };
+        assert_eq!((a[0], b), (126, a.clone()));
     }
 }

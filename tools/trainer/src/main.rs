@@ -119,6 +119,12 @@ pub struct Args {
     /// is common). Written as `.nnue` version 2 when above 1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub output_buckets: u32,
+    /// Multiply each perspective's two halves of the feature transformer
+    /// pairwise (Stockfish's activation): the first hidden layer reads M
+    /// products instead of 2M clipped values, half the engine's work there.
+    /// Written as `.nnue` version 3. --ft must be even.
+    #[arg(long)]
+    pub pairwise: bool,
     #[arg(long, value_enum, default_value_t = MethodArg::Eval)]
     pub method: MethodArg,
     /// Passes over the training set.

@@ -6,8 +6,9 @@
 //!   `[M / slice][N][slice]`, so that a thread owns one slice of every row
 //!   when it adds up the sparse gradient;
 //! - feature transformer bias `[M]`;
-//! - hidden weights row-major `[K][O][2M]` as in the engine (gradients and
-//!   both passes run along whole rows), hidden bias `[K][O]`;
+//! - hidden weights row-major `[K][O][L]` as in the engine (gradients and
+//!   both passes run along whole rows), hidden bias `[K][O]`, where L is
+//!   2M, or M for a pairwise net (each perspective's halves multiplied);
 //! - second hidden weights `[K][O][P]`, bias `[K][P]` (P may be 0);
 //! - output weights `[K][O or P]`, output biases `[K]`;
 //!
@@ -19,7 +20,7 @@
 
 use rayon::prelude::*;
 use tessera::nnue::format::{DEFAULT_SCALES, Shape, output_bucket};
-use tessera::nnue::network::FloatNetwork;
+use tessera::nnue::network::{FloatNetwork, PAIRWISE_SCALE, pairwise_products};
 
 use crate::batch::Batch;
 use crate::kernels;
@@ -45,12 +46,12 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(shape: Shape) -> Layout {
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = shape;
         let slice = if m % 64 == 0 { 64 } else { m };
         let ft_w = 0;
         let ft_b = ft_w + n * m;
         let l1_w = ft_b + m;
-        let l1_b = l1_w + k * 2 * m * o;
+        let l1_b = l1_w + k * shape.l1_inputs() * o;
         let l2_w = l1_b + k * o;
         let l2_b = l2_w + k * o * p;
         let out_w = l2_b + k * p;
@@ -64,9 +65,9 @@ impl Layout {
 
     /// The offsets of bucket `b`'s stack.
     fn stack(&self, b: usize) -> Stack {
-        let Shape { ft: m, hidden: o, hidden2: p, .. } = self.shape;
+        let Shape { hidden: o, hidden2: p, .. } = self.shape;
         Stack {
-            l1_w: self.l1_w + b * o * 2 * m,
+            l1_w: self.l1_w + b * o * self.shape.l1_inputs(),
             l1_b: self.l1_b + b * o,
             l2_w: self.l2_w + b * o * p,
             l2_b: self.l2_b + b * p,
@@ -139,7 +140,7 @@ pub struct Model {
 impl Model {
     pub fn from_float(net: &FloatNetwork) -> Model {
         let layout = Layout::new(net.shape);
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = net.shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = net.shape;
         let mut params = vec![0.0; layout.total];
         for f in 0..n {
             for j in 0..m {
@@ -184,7 +185,7 @@ impl Model {
 
     pub fn to_float(&self) -> FloatNetwork {
         let l = &self.layout;
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k } = l.shape;
+        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = l.shape;
         let x = &self.params;
         FloatNetwork {
             features: self.features.clone(),
@@ -550,9 +551,11 @@ fn run_chunk_avx2(
 /// that no batch allocates.
 #[derive(Default)]
 struct ChunkBuffers {
-    /// Per position: accumulators and their clipped activations.
+    /// Per position: accumulators and their activations (clipped, or the
+    /// pairwise products), and for a pairwise net the activations' gradient.
     acc: Vec<f32>,
     act: Vec<f32>,
+    dact: Vec<f32>,
     /// Per position: hidden sums, their gradients, the outputs and theirs.
     z1: Vec<f32>,
     z2: Vec<f32>,
@@ -583,13 +586,13 @@ fn chunk_passes<const FMA: bool>(
 ) -> f64 {
     let l = &model.layout;
     let x = &model.params;
-    let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets } = l.shape;
-    let (w, last, m2) = (l.slice, l.last(), 2 * l.shape.ft);
+    let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets, pairwise } = l.shape;
+    let (w, last, m2, l1) = (l.slice, l.last(), 2 * l.shape.ft, l.shape.l1_inputs());
     let first = range.start;
     let count = range.len();
     let bucket = |i: usize| output_bucket(batch.pieces[first + i] as u32, buckets);
     b.acc.resize(count * m2, 0.0);
-    b.act.resize(count * m2, 0.0);
+    b.act.resize(count * l1, 0.0);
     b.z1.resize(count * o, 0.0);
     b.z2.resize(count * p, 0.0);
     b.dz1.resize(count * o, 0.0);
@@ -627,7 +630,14 @@ fn chunk_passes<const FMA: bool>(
             }
         }
     }
-    b.act.iter_mut().zip(&b.acc).for_each(|(a, &v)| *a = clipped(v));
+    if pairwise {
+        // Each perspective's M accumulators give its M/2 products.
+        for (act, acc) in b.act.chunks_exact_mut(m / 2).zip(b.acc.chunks_exact(m)) {
+            act.iter_mut().zip(pairwise_products(acc)).for_each(|(a, p)| *a = p);
+        }
+    } else {
+        b.act.iter_mut().zip(&b.acc).for_each(|(a, &v)| *a = clipped(v));
+    }
 
     // The hidden layer as a matrix product over the chunk, bucket by bucket.
     b.rows.clear();
@@ -637,7 +647,7 @@ fn chunk_passes<const FMA: bool>(
     }
     for rows in bucket_runs(&b.rows, bucket) {
         let st = l.stack(bucket(rows[0]));
-        kernels::hidden_forward(&x[st.l1_w..][..o * m2], &x[st.l1_b..][..o], &b.act, rows, &mut b.z1);
+        kernels::hidden_forward(&x[st.l1_w..][..o * l1], &x[st.l1_b..][..o], &b.act, rows, &mut b.z1);
     }
     for i in 0..count {
         let st = l.stack(bucket(i));
@@ -698,10 +708,46 @@ fn chunk_passes<const FMA: bool>(
     // accumulators, as matrix products over each bucket's rows.
     for rows in bucket_runs(&b.rows, bucket) {
         let st = l.stack(bucket(rows[0]));
-        kernels::hidden_weight_gradient(&mut partial[st.l1_w - base..][..o * m2], &b.dz1, &b.act, rows, o);
-        kernels::hidden_input_gradient(&x[st.l1_w..][..o * m2], &b.dz1, &b.acc, rows, o, dacc, w);
+        kernels::hidden_weight_gradient(&mut partial[st.l1_w - base..][..o * l1], &b.dz1, &b.act, rows, o);
+        if pairwise {
+            // The products' gradient first, in one slice of the natural
+            // layout (row r's M values at r·M). Masked where a product is
+            // 0 or at its top (both factors clipped at 1): there neither
+            // factor passes gradient, so nothing is lost.
+            b.dact.resize(count * l1, 0.0);
+            let dact: &mut [f32] = &mut b.dact;
+            kernels::hidden_input_gradient(&x[st.l1_w..][..o * l1], &b.dz1, &b.act, rows, o, &mut [dact], l1 / 2);
+            for &r in rows {
+                pairwise_backward(&b.acc[r * m2..][..m2], &b.dact[r * l1..][..l1], r, w, dacc);
+            }
+        } else {
+            kernels::hidden_input_gradient(&x[st.l1_w..][..o * m2], &b.dz1, &b.acc, rows, o, dacc, w);
+        }
     }
     loss
+}
+
+/// The accumulator gradient of row `r` of a pairwise net from its products'
+/// gradient `dact` (M values, each perspective's M/2 in turn): for product
+/// `a·b·c`, `a` gets `dact · b · c` where it is inside its clip, and `b`
+/// likewise. Written to the column slices of width `width` as
+/// `kernels::hidden_input_gradient` writes them.
+fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &mut [&mut [f32]]) {
+    let m = acc.len() / 2;
+    let half = m / 2;
+    let mut put = |j: usize, v: f32| {
+        let (k, c) = (j / m, j % m);
+        dacc[c / width][(2 * r + k) * width + c % width] = v;
+    };
+    for k in 0..2 {
+        for j in 0..half {
+            let (ia, ib) = (k * m + j, k * m + half + j);
+            let (a, b) = (acc[ia], acc[ib]);
+            let d = dact[k * half + j] * PAIRWISE_SCALE;
+            put(ia, if passes(a) { d * clipped(b) } else { 0.0 });
+            put(ib, if passes(b) { d * clipped(a) } else { 0.0 });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -735,8 +781,16 @@ mod tests {
     }
 
     fn wide_model(fs: &FeatureSet, ft: usize, hidden2: usize, buckets: usize) -> Model {
-        let shape = Shape { inputs: fs.size(), ft, hidden: 8, hidden2, buckets };
-        let mut net = FloatNetwork::random_bucketed(fs, shape, 3);
+        shaped_model(fs, Shape::new(fs.size(), ft, 8, hidden2, buckets))
+    }
+
+    /// The pairwise twin of [`wide_model`].
+    fn pairwise_model(fs: &FeatureSet, ft: usize, hidden2: usize, buckets: usize) -> Model {
+        shaped_model(fs, Shape { pairwise: true, ..Shape::new(fs.size(), ft, 8, hidden2, buckets) })
+    }
+
+    fn shaped_model(fs: &FeatureSet, shape: Shape) -> Model {
+        let mut net = FloatNetwork::random_bucketed(fs, shape, if shape.pairwise { 4 } else { 3 });
         // Spread the activations over the clipped range.
         net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
         Model::from_float(&net)
@@ -745,8 +799,8 @@ mod tests {
     #[test]
     fn layout_round_trips_through_the_float_network() {
         let fs: FeatureSet = "all+ph".parse().unwrap();
-        for (hidden2, buckets) in [(0, 1), (4, 1), (0, 8), (4, 3)] {
-            let shape = Shape { inputs: fs.size(), ft: 128, hidden: 8, hidden2, buckets };
+        for (hidden2, buckets, pairwise) in [(0, 1, false), (4, 1, false), (0, 8, false), (4, 3, false), (4, 3, true)] {
+            let shape = Shape { pairwise, ..Shape::new(fs.size(), 128, 8, hidden2, buckets) };
             let net = FloatNetwork::random_bucketed(&fs, shape, 9);
             assert_eq!(Model::from_float(&net).to_float(), net);
         }
@@ -755,8 +809,8 @@ mod tests {
     #[test]
     fn rounding_to_the_grid_gives_the_quantized_net_exactly() {
         let fs: FeatureSet = "all".parse().unwrap();
-        for (hidden2, buckets) in [(0, 1), (4, 3)] {
-            let shape = Shape { inputs: fs.size(), ft: 64, hidden: 8, hidden2, buckets };
+        for (hidden2, buckets, pairwise) in [(0, 1, false), (4, 3, false), (0, 1, true)] {
+            let shape = Shape { pairwise, ..Shape::new(fs.size(), 64, 8, hidden2, buckets) };
             let model = Model::from_float(&FloatNetwork::random_bucketed(&fs, shape, 5));
             let mut rounded = Model::from_float(&FloatNetwork::random(&fs, 16, 8, 0, 1));
             model.round_to_grid_into(&mut rounded);
@@ -773,8 +827,12 @@ mod tests {
     #[test]
     fn forward_pass_matches_the_engine_reference() {
         let fs: FeatureSet = "all+ph".parse().unwrap();
-        for (hidden2, buckets) in [(0, 1), (4, 1), (0, 8), (4, 8)] {
-            let mdl = bucketed_model(&fs, hidden2, buckets);
+        for (hidden2, buckets, pairwise) in [(0, 1, false), (4, 1, false), (0, 8, false), (4, 8, false), (4, 8, true)] {
+            let mdl = if pairwise {
+                pairwise_model(&fs, 16, hidden2, buckets)
+            } else {
+                bucketed_model(&fs, hidden2, buckets)
+            };
             let batch = eval_batch(&fs);
             let float = mdl.to_float();
             // With λ = 1, power 2 and a result of 0.5 the loss is (σ(out·400/361) − 0.5)².
@@ -841,6 +899,10 @@ mod tests {
         // Width 128: the feature transformer in 64-wide slices, the layout
         // and kernels of real nets.
         check_gradients(&wide_model(&fs, 128, 0, 1), &eval_batch(&fs), &obj);
+        // The pairwise product, narrow and in real nets' 64-wide slices
+        // (where the products' gradient takes the AVX2 kernel).
+        check_gradients(&pairwise_model(&fs, 16, 4, 8), &eval_batch(&fs), &obj);
+        check_gradients(&pairwise_model(&fs, 128, 0, 1), &eval_batch(&fs), &obj);
     }
 
     #[test]
@@ -863,8 +925,8 @@ mod tests {
         let order: Vec<u32> = (0..400).collect();
         let batch = Batch::build(&fs, &Samples::Eval(samples), &order);
         let obj = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.0, power: 2.6 };
-        for buckets in [1, 8] {
-            let mdl = bucketed_model(&fs, 0, buckets);
+        for (buckets, pairwise) in [(1, false), (8, false), (8, true)] {
+            let mdl = if pairwise { pairwise_model(&fs, 64, 0, buckets) } else { bucketed_model(&fs, 0, buckets) };
             let run = |threads| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 pool.install(|| {
@@ -873,7 +935,7 @@ mod tests {
                     (loss, grad)
                 })
             };
-            assert_eq!(run(1), run(3), "{buckets} buckets");
+            assert_eq!(run(1), run(3), "{buckets} buckets, pairwise {pairwise}");
         }
     }
 }

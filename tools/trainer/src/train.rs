@@ -77,12 +77,14 @@ pub fn run(args: &Args) -> Result<(), Error> {
     check(args.validation_permille < 1000, "--validation-permille must be below 1000")?;
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
+    check(!args.pairwise || args.ft.is_multiple_of(2), "--pairwise needs an even --ft")?;
     let shape = Shape {
         inputs: fs.size(),
         ft: args.ft,
         hidden: args.hidden,
         hidden2: args.hidden2,
         buckets: args.output_buckets as usize,
+        pairwise: args.pairwise,
     };
     let init = args.init.as_deref().map(|path| starting_net(path, &fs, shape)).transpose()?;
     let method = match args.method {
@@ -210,6 +212,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     ) + &if shape.buckets > 1 { format!(" buckets={}", shape.buckets) } else { String::new() }
         // Only when on, so that checkpoints from before the option still resume.
         + if args.mirror { " mirror" } else { "" }
+        + if args.pairwise { " pairwise" } else { "" }
         + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"))
         + &if args.warmup > 0 { format!(" warmup={}", args.warmup) } else { String::new() }
         + if args.quantization_aware { " quantization-aware" } else { "" };

@@ -138,7 +138,7 @@ mod tests {
 
     fn net(features: &str) -> NetFile {
         let fs = FeatureSet::dynamic(features).unwrap();
-        let shape = Shape { inputs: fs.size(), ft: 8, hidden: 4, hidden2: 0, buckets: 1 };
+        let shape = Shape::new(fs.size(), 8, 4, 0, 1);
         FloatNetwork::random_bucketed(&fs, shape, 3).quantize("test")
     }
 
