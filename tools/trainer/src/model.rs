@@ -731,21 +731,31 @@ fn chunk_passes<const FMA: bool>(
 /// gradient `dact` (M values, each perspective's M/2 in turn): for product
 /// `a·b·c`, `a` gets `dact · b · c` where it is inside its clip, and `b`
 /// likewise. Written to the column slices of width `width` as
-/// `kernels::hidden_input_gradient` writes them.
+/// `kernels::hidden_input_gradient` writes them, in runs that lie in one
+/// half of the accumulator (a slice is 64 wide, inside a half, or the whole
+/// accumulator of a narrow net).
 fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &mut [&mut [f32]]) {
     let m = acc.len() / 2;
     let half = m / 2;
-    let mut put = |j: usize, v: f32| {
-        let (k, c) = (j / m, j % m);
-        dacc[c / width][(2 * r + k) * width + c % width] = v;
-    };
+    let run = width.min(half);
+    debug_assert!(width.is_multiple_of(run) && half.is_multiple_of(run));
     for k in 0..2 {
-        for j in 0..half {
-            let (ia, ib) = (k * m + j, k * m + half + j);
-            let (a, b) = (acc[ia], acc[ib]);
-            let d = dact[k * half + j] * PAIRWISE_SCALE;
-            put(ia, if passes(a) { d * clipped(b) } else { 0.0 });
-            put(ib, if passes(b) { d * clipped(a) } else { 0.0 });
+        let (acc, dact) = (&acc[k * m..][..m], &dact[k * half..][..half]);
+        for (s, out) in dacc.iter_mut().enumerate() {
+            let out = &mut out[(2 * r + k) * width..][..width];
+            for (i, out) in out.chunks_exact_mut(run).enumerate() {
+                let start = s * width + i * run;
+                // These accumulators, their partners in the other half, and
+                // the products they share.
+                let (partner, product) =
+                    if start < half { (start + half, start) } else { (start - half, start - half) };
+                let own = &acc[start..][..run];
+                let other = &acc[partner..][..run];
+                let d = &dact[product..][..run];
+                for t in 0..run {
+                    out[t] = if passes(own[t]) { d[t] * PAIRWISE_SCALE * clipped(other[t]) } else { 0.0 };
+                }
+            }
         }
     }
 }
