@@ -13,6 +13,7 @@ mod model;
 mod optim;
 mod plot;
 mod sources;
+mod teacher;
 mod train;
 mod wdl_fit;
 mod weights;
@@ -155,6 +156,17 @@ pub struct Args {
     /// weights. The validation loss is the rounded net's.
     #[arg(long)]
     pub quantization_aware: bool,
+    /// Distillation: a trained net (`.nnue`, any feature set and shape)
+    /// whose static evaluation of each training position replaces the
+    /// position's score (blended by --teacher-weight); held-out positions
+    /// keep their own scores. A new shape can so learn what the default net
+    /// knows.
+    #[arg(long)]
+    pub teacher: Option<PathBuf>,
+    /// The teacher's share of each training score: 1 takes its evaluation
+    /// alone, 0.5 the mean of it and the label.
+    #[arg(long, default_value_t = 1.0, requires = "teacher")]
+    pub teacher_weight: f32,
     /// Final learning rate of the cosine schedule, as a fraction of --lr.
     #[arg(long, default_value_t = 0.05)]
     pub cosine_floor: f32,

@@ -19,6 +19,7 @@ use crate::loss::Objective;
 use crate::model::{Model, PhaseTimes, Scratch, loss_and_gradient, loss_and_gradient_timed};
 use crate::optim::{Adam, AdamConfig, Schedule, warmup_factor};
 use crate::sources::{self, ReadSettings};
+use crate::teacher;
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
 use tessera_datagen::filter::Filter;
 
@@ -41,18 +42,13 @@ pub fn net_name(features: &str, shape: Shape) -> String {
 /// the run's feature set and shape, turned back into floats; with its
 /// content hash, which the checkpoint's fingerprint records.
 fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(FloatNetwork, String), Error> {
-    let read = std::fs::read(path).map_err(|e| format!("--init: cannot read {}: {e}", path.display()))?;
-    let bytes = if read.starts_with(ZSTD_MAGIC) {
-        zstd::decode_all(read.as_slice()).map_err(|e| format!("--init: {}: bad zstd: {e}", path.display()))?
-    } else {
-        read
-    };
+    let bytes = read_net("--init", path)?;
     let file = NetFile::parse(&bytes).map_err(|e| format!("--init: {}: {e}", path.display()))?;
     let same_features = file.features.parse::<FeatureSet>().is_ok_and(|f| f.expression() == fs.expression());
     if !same_features || file.shape != shape {
         return Err(format!(
             "--init: {} is a '{}' {} net; this run trains a '{}' {} net (set --features, --ft, --hidden, \
-             --hidden2 and --output-buckets to match it)",
+             --hidden2, --output-buckets and --pairwise to match it)",
             path.display(),
             file.features,
             file.shape.short_name(),
@@ -64,6 +60,24 @@ fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(FloatNetw
     let hash = NetFile::content_hash(&bytes);
     println!("starting from {} ({hash}): {}", path.display(), file.description);
     Ok((FloatNetwork::dequantize(&file), hash))
+}
+
+/// A net file's bytes, decompressed if it is a zstd frame (`option` names
+/// the command-line option in errors).
+fn read_net(option: &str, path: &Path) -> Result<Vec<u8>, Error> {
+    let read = std::fs::read(path).map_err(|e| format!("{option}: cannot read {}: {e}", path.display()))?;
+    if read.starts_with(ZSTD_MAGIC) {
+        Ok(zstd::decode_all(read.as_slice()).map_err(|e| format!("{option}: {}: bad zstd: {e}", path.display()))?)
+    } else {
+        Ok(read)
+    }
+}
+
+/// The distillation teacher of `--teacher`, with its content hash.
+fn teacher_net(path: &Path) -> Result<(Network, String), Error> {
+    let bytes = read_net("--teacher", path)?;
+    let net = Network::from_bytes(&bytes).map_err(|e| format!("--teacher: {}: {e}", path.display()))?;
+    Ok((net, NetFile::content_hash(&bytes)))
 }
 
 pub fn run(args: &Args) -> Result<(), Error> {
@@ -78,6 +92,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
     check(!args.pairwise || args.ft.is_multiple_of(2), "--pairwise needs an even --ft")?;
+    check((0.0..=1.0).contains(&args.teacher_weight), "--teacher-weight must be within 0 and 1")?;
     let shape = Shape {
         inputs: fs.size(),
         ft: args.ft,
@@ -87,6 +102,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         pairwise: args.pairwise,
     };
     let init = args.init.as_deref().map(|path| starting_net(path, &fs, shape)).transpose()?;
+    let teacher = args.teacher.as_deref().map(teacher_net).transpose()?;
     let method = match args.method {
         MethodArg::Eval => Method::Eval,
         MethodArg::Pqr => Method::Pqr,
@@ -134,6 +150,21 @@ pub fn run(args: &Args) -> Result<(), Error> {
     } else {
         train
     };
+    let mut train = train;
+    if let Some((net, _)) = &teacher {
+        let clock = Instant::now();
+        let report = teacher::relabel(&mut train, net, args.teacher_weight);
+        println!(
+            "teacher {}: {} training scores now {} × its evaluation + {} × the label; \
+             mean |teacher − label| {:.1} cp ({:.1} s)",
+            net.summary(),
+            report.relabelled,
+            args.teacher_weight,
+            1.0 - args.teacher_weight,
+            report.mean_difference,
+            secs(clock)
+        );
+    }
     let validation_total: usize = validation.iter().map(|(_, v)| v.len()).sum();
     if train.is_empty() || validation.iter().any(|(_, v)| v.is_empty()) {
         return Err(format!(
@@ -213,6 +244,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         // Only when on, so that checkpoints from before the option still resume.
         + if args.mirror { " mirror" } else { "" }
         + if args.pairwise { " pairwise" } else { "" }
+        + &teacher.as_ref().map_or(String::new(), |(_, hash)| format!(" teacher={hash}:{}", args.teacher_weight))
         + &init.as_ref().map_or(String::new(), |(_, hash)| format!(" init={hash}"))
         + &if args.warmup > 0 { format!(" warmup={}", args.warmup) } else { String::new() }
         + if args.quantization_aware { " quantization-aware" } else { "" };
