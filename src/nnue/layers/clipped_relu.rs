@@ -58,6 +58,11 @@ pub fn crelu_i16(input: &[i16], out: &mut [u8], avx2: bool) {
 /// M values, `out` holding M/2.
 pub fn pairwise_i16_scalar(acc: &[i16], out: &mut [u8]) {
     let (first, second) = acc.split_at(acc.len() / 2);
+    pairwise_halves(first, second, out);
+}
+
+/// `out[j] = (clamp(first[j]) · clamp(second[j])) >> 7`.
+fn pairwise_halves(first: &[i16], second: &[i16], out: &mut [u8]) {
     for ((o, &a), &b) in out.iter_mut().zip(first).zip(second) {
         let (a, b) = ((a as i32).clamp(0, ACTIVATION_MAX), (b as i32).clamp(0, ACTIVATION_MAX));
         *o = ((a * b) >> PAIRWISE_SHIFT) as u8;
@@ -95,11 +100,7 @@ pub unsafe fn pairwise_i16_avx2(acc: &[i16], out: &mut [u8]) {
         }
     }
     let done = chunks * 32;
-    let (a, b) = (&first[done..n], &second[done..n]);
-    for ((o, &a), &b) in out[done..n].iter_mut().zip(a).zip(b) {
-        let (a, b) = ((a as i32).clamp(0, ACTIVATION_MAX), (b as i32).clamp(0, ACTIVATION_MAX));
-        *o = ((a * b) >> PAIRWISE_SHIFT) as u8;
-    }
+    pairwise_halves(&first[done..n], &second[done..n], &mut out[done..n]);
 }
 
 pub fn pairwise_i16(acc: &[i16], out: &mut [u8], avx2: bool) {
