@@ -25,21 +25,35 @@ pub unsafe fn crelu_i16_avx2(input: &[i16], out: &mut [u8]) {
     use std::arch::x86_64::*;
     let n = input.len().min(out.len());
     let chunks = n / 32;
-    let zero = _mm256_setzero_si256();
-    let max = _mm256_set1_epi16(ACTIVATION_MAX as i16);
     for c in 0..chunks {
         // SAFETY: c·32 + 32 ≤ n; unaligned loads and store.
         unsafe {
             let a = _mm256_loadu_si256(input.as_ptr().add(c * 32) as *const __m256i);
             let b = _mm256_loadu_si256(input.as_ptr().add(c * 32 + 16) as *const __m256i);
-            let a = _mm256_min_epi16(_mm256_max_epi16(a, zero), max);
-            let b = _mm256_min_epi16(_mm256_max_epi16(b, zero), max);
-            // packus interleaves 128-bit halves; permute restores the order.
-            let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0b11_01_10_00);
+            let packed = pack_bytes(clamp_activation(a), clamp_activation(b));
             _mm256_storeu_si256(out.as_mut_ptr().add(c * 32) as *mut __m256i, packed);
         }
     }
     crelu_i16_scalar(&input[chunks * 32..n], &mut out[chunks * 32..n]);
+}
+
+/// 16 lanes of i16 clamped to 0..127.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn clamp_activation(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    _mm256_min_epi16(_mm256_max_epi16(v, _mm256_setzero_si256()), _mm256_set1_epi16(ACTIVATION_MAX as i16))
+}
+
+/// Two registers of 16 values in 0..255 as one of 32 bytes, in order.
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack_bytes(low: std::arch::x86_64::__m256i, high: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    // packus interleaves 128-bit halves; permute restores the order.
+    _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0b11_01_10_00)
 }
 
 pub fn crelu_i16(input: &[i16], out: &mut [u8], avx2: bool) {
@@ -81,22 +95,17 @@ pub unsafe fn pairwise_i16_avx2(acc: &[i16], out: &mut [u8]) {
     let half = acc.len() / 2;
     let n = half.min(out.len());
     let chunks = n / 32;
-    let zero = _mm256_setzero_si256();
-    let max = _mm256_set1_epi16(ACTIVATION_MAX as i16);
     let (first, second) = acc.split_at(half);
     for c in 0..chunks {
         // SAFETY: c·32 + 32 ≤ n ≤ each half's length and out's; unaligned
         // loads and store.
         unsafe {
             let load = |half: &[i16], at: usize| {
-                let v = _mm256_loadu_si256(half.as_ptr().add(c * 32 + at) as *const __m256i);
-                _mm256_min_epi16(_mm256_max_epi16(v, zero), max)
+                clamp_activation(_mm256_loadu_si256(half.as_ptr().add(c * 32 + at) as *const __m256i))
             };
             let low = _mm256_srli_epi16(_mm256_mullo_epi16(load(first, 0), load(second, 0)), PAIRWISE_SHIFT as i32);
             let high = _mm256_srli_epi16(_mm256_mullo_epi16(load(first, 16), load(second, 16)), PAIRWISE_SHIFT as i32);
-            // packus interleaves 128-bit halves; permute restores the order.
-            let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0b11_01_10_00);
-            _mm256_storeu_si256(out.as_mut_ptr().add(c * 32) as *mut __m256i, packed);
+            _mm256_storeu_si256(out.as_mut_ptr().add(c * 32) as *mut __m256i, pack_bytes(low, high));
         }
     }
     let done = chunks * 32;
