@@ -379,9 +379,10 @@ def test_a_result_records_the_settings_its_run_was_given(tmp_path):
     out = run([str(T / "sprt.sh"), "s", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
     assert out.returncode == 0, out.stderr
     result = (tmp_path / "results" / "s.md").read_text()
-    assert "| SPRT | elo0=0 elo1=10 alpha=0.05 beta=0.05 |" in result
-    # cutechess ended without a verdict (stopped early): the table says so.
-    assert "| outcome | no decision after 0 games |" in result
+    assert "| SPRT | elo0=0 elo1=10 alpha=0.05 beta=0.05 (logistic Elo) |" in result
+    # cutechess ended without a verdict (it played nothing): the table says so.
+    assert "| outcome | no decision after 0 games (rerun the command to go on) |" in result
+    assert "added no whole game pair; stopping" in out.stderr
     # An EPD book holds positions: no ply count in its row.
     assert "| book | a book.epd, random order, each opening with both colours |" in result
     command = next(line for line in result.splitlines() if line.startswith("Command:"))
@@ -389,6 +390,131 @@ def test_a_result_records_the_settings_its_run_was_given(tmp_path):
     assert command == f"Command: `ELO1=10 MAX_GAMES=400 BOOK={book_word} tournaments/sprt.sh s nodes=100 a=/bin/true b=/bin/true`"
     # A run without those settings says nothing of them.
     env = {k: v for k, v in env.items() if k not in ("ELO1", "MAX_GAMES")}
-    run([str(T / "sprt.sh"), "s", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
-    command = next(line for line in (tmp_path / "results" / "s.md").read_text().splitlines() if line.startswith("Command:"))
-    assert command.startswith(f"Command: `BOOK={book_word} tournaments/sprt.sh s ")
+    run([str(T / "sprt.sh"), "s2", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    command = next(line for line in (tmp_path / "results" / "s2.md").read_text().splitlines() if line.startswith("Command:"))
+    assert command.startswith(f"Command: `BOOK={book_word} tournaments/sprt.sh s2 ")
+
+
+PAIRS_CUTECHESS = r"""#!/bin/bash
+# Stands in for cutechess-cli in an SPRT: for each round asked, one opening
+# played with both colours by the two -engine names, with results drawn from
+# $FAKE_PAIRS in turn (one word per pair: the first engine's points in its two
+# games, e.g. 11, 1h, h0, 00; h is a draw), under the -event name given.
+# Notes each run's -event and -rounds in $FAKE_LOG.
+names=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        -engine) names+=("$(sed 's/^name=\([^ ]*\).*/\1/' <<< "$2")") ;;
+        -event) event=$2 ;;
+        -rounds) rounds=$2 ;;
+        -pgnout) out=$2 ;;
+    esac
+    shift
+done
+echo "$event $rounds" >> "$FAKE_LOG"
+read -ra pairs <<< "$FAKE_PAIRS"
+done_pairs=$(cat "$FAKE_LOG.n" 2>/dev/null || echo 0)
+result() { case $1 in 1) echo "$2" ;; 0) [ "$2" = 1-0 ] && echo 0-1 || echo 1-0 ;; h) echo 1/2-1/2 ;; esac; }
+for ((r = 1; r <= rounds; r++)); do
+    p=${pairs[$((done_pairs % ${#pairs[@]}))]}
+    done_pairs=$((done_pairs + 1))
+    printf '[Event "%s"]\n[Round "%s"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n\n1. e4 *\n\n' \
+        "$event" "$r" "${names[0]}" "${names[1]}" "$(result "${p:0:1}" 1-0)" >> "$out"
+    printf '[Event "%s"]\n[Round "%s"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n\n1. e4 *\n\n' \
+        "$event" "$r" "${names[1]}" "${names[0]}" "$(result "${p:1:1}" 0-1)" >> "$out"
+done
+echo "$done_pairs" > "$FAKE_LOG.n"
+"""
+
+
+def pairs_cutechess_env(tmp_path, pairs):
+    fake = tmp_path / "cutechess"
+    fake.write_text(PAIRS_CUTECHESS)
+    fake.chmod(0o755)
+    book = tmp_path / "book.pgn"
+    book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
+    return {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "runs"), "FAKE_PAIRS": pairs,
+            "BOOK": str(book), "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+
+
+def test_an_sprt_reads_its_statistic_between_runs_and_stops_at_a_bound(tmp_path):
+    # NEW wins one pair in two and draws the other: about +190 Elo, H1 within a few chunks.
+    env = {**pairs_cutechess_env(tmp_path, "11 hh"), "CHUNK": "8", "ELO1": "10"}
+    out = run([str(T / "sprt.sh"), "s", "nodes=100", "new=/bin/true", "old=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    runs = (tmp_path / "runs").read_text().splitlines()
+    assert runs[0] == "s run 1 4" and runs[1] == "s run 2 4", runs
+    result = (tmp_path / "results" / "s.md").read_text()
+    assert "| outcome | H1 accepted: new is stronger than old |" in result, result
+    games = 8 * len(runs)
+    assert f"| games | {games} in {len(runs)} cutechess runs |" in result
+    assert f"| result | new: {games // 2} wins, 0 losses, {games // 2} draws |" in result
+    # Stopped at the first chunk whose statistic crossed the bound, not later.
+    llrs = [float(m) for m in re.findall(r"llr=(-?[0-9.]+)", (tmp_path / "work" / "s.log").read_text())]
+    assert llrs[-1] >= 2.944 and all(x < 2.944 for x in llrs[:-1]), llrs
+    # A rerun of a decided test plays nothing more.
+    out = run([str(T / "sprt.sh"), "s", "nodes=100", "new=/bin/true", "old=/bin/true"], env_extra=env)
+    assert out.returncode == 0 and len((tmp_path / "runs").read_text().splitlines()) == len(runs)
+
+    # Level engines with elo1 = 10: H0, in more games.
+    (tmp_path / "level").mkdir()
+    env = {**pairs_cutechess_env(tmp_path / "level", "10 01 hh"), "CHUNK": "100", "ELO1": "10"}
+    out = run([str(T / "sprt.sh"), "s", "nodes=100", "new=/bin/true", "old=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    assert "| outcome | H0 accepted: new is not 10 Elo stronger than old |" in (tmp_path / "level" / "results" / "s.md").read_text()
+
+
+def test_an_interrupted_sprt_goes_on_and_refuses_another_test_under_its_name(tmp_path):
+    env = {**pairs_cutechess_env(tmp_path, "10 01 hh"), "CHUNK": "4", "MAX_GAMES": "8"}
+    args = [str(T / "sprt.sh"), "s", "nodes=100", "new=/bin/true", "old=/bin/true"]
+    out = run(args, env_extra=env)
+    assert out.returncode == 0, out.stderr
+    work = tmp_path / "work"
+    assert (work / "s.pgn").read_text().count("[Result ") == 8
+    # A later session: a run was cut off after a whole pair and half of another.
+    (work / "s.pgn.run").write_text(
+        "".join(f'[Event "s run 3"]\n[Round "{r}"]\n[White "{w}"]\n[Black "{b}"]\n[Result "1-0"]\n\n1. e4 *\n\n'
+                for r, w, b in ((1, "new", "old"), (2, "new", "old"), (1, "old", "new"))))
+    out = run(args, env_extra={**env, "MAX_GAMES": "14"})
+    assert out.returncode == 0, out.stderr
+    result = (tmp_path / "results" / "s.md").read_text()
+    assert "| games | 14 in 4 cutechess runs |" in result, result
+    # The whole pair kept (1-0 and 1-0: a win and a loss for new); the half pair dropped.
+    assert "SPRT s after 10 games" in (work / "s.log").read_text()
+    assert (tmp_path / "runs").read_text().splitlines()[-1] == "s run 4 2"
+    # Other bounds, another engine binary or another time control under the same name: refused.
+    for extra, message in (({"ELO1": "10"}, "sprt elo0=0 elo1=10"), ({}, "new new")):
+        changed = args if extra else [*args[:3], "new=/bin/false", args[4]]
+        out = run(changed, env_extra={**env, **extra})
+        assert out.returncode != 0 and message in out.stderr and "delete" in out.stderr, out.stderr
+
+
+def test_the_sprt_statistic_pairs_games_by_event_and_round():
+    sys.path.insert(0, str(T))
+    import sprt_stat
+
+    games = [{"Event": e, "Round": r, "White": w, "Black": b, "Result": res} for e, r, w, b, res in (
+        ("run 1", "1", "n", "o", "1-0"), ("run 2", "1", "o", "n", "1-0"), ("run 1", "1", "o", "n", "1/2-1/2"),
+        ("run 2", "1", "n", "o", "1-0"), ("run 2", "2", "n", "o", "0-1"), ("run 1", "2", "n", "o", "*"),
+        ("run 1", "2", "o", "n", "0-1"))]
+    # run 1 round 1: 1 + ½; run 2 round 1: 0 + 1; run 2 round 2 and run 1 round 2 lack a game.
+    assert sprt_stat.whole_pairs(games, "n") == [[1.0, 0.5], [0.0, 1.0]]
+    assert sprt_stat.pentanomial([0.75, 0.5]) == [0, 0, 1, 1, 0]
+    # The score of an Elo and back.
+    assert abs(sprt_stat.expected_score(100) - 0.6401) < 1e-4
+    assert abs(sprt_stat.elo_of(sprt_stat.expected_score(-57.3)) + 57.3) < 1e-9
+    # Swapping the engines swaps the pair scores and negates the Elo.
+    pairs = [[1.0, 0.5]] * 30 + [[0.5, 0.5]] * 50 + [[0.0, 0.5]] * 20 + [[1.0, 1.0]] * 5
+    swapped = [[1 - p for p in pair] for pair in pairs]
+    a, b = sprt_stat.status(pairs, 0, 10, 0.05, 0.05), sprt_stat.status(swapped, 0, 10, 0.05, 0.05)
+    assert float(a["elo"]) == -float(b["elo"]) and a["elo_error"] == b["elo_error"]
+    assert (a["wins"], a["losses"], a["draws"]) == (b["losses"], b["wins"], b["draws"]) == (40, 20, 150)
+    # The LLR of a score between the hypotheses' is zero; it grows with the pairs.
+    s0, s1 = sprt_stat.expected_score(0), sprt_stat.expected_score(10)
+    assert abs(sprt_stat.llr([10, 0, 0, 0, 10], -10, 10)) < 1e-12 and sprt_stat.llr([0] * 5, 0, 10) == 0
+    one = sprt_stat.llr([1, 2, 3, 2, 3], 0, 10)
+    assert abs(sprt_stat.llr([10, 20, 30, 20, 30], 0, 10) - 10 * one) < 1e-9
+    # By hand: scores 0, ¼, ½, ¾, 1 with counts 1 2 3 2 3 (N = 11).
+    m = (2 * 0.25 + 3 * 0.5 + 2 * 0.75 + 3) / 11
+    v = (1 * m ** 2 + 2 * (0.25 - m) ** 2 + 3 * (0.5 - m) ** 2 + 2 * (0.75 - m) ** 2 + 3 * (1 - m) ** 2) / 11
+    assert abs(one - 11 * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)) < 1e-12
