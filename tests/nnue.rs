@@ -18,6 +18,12 @@ fn random_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
     FloatNetwork::random(&fs, ft, hidden, 0, seed).quantize(&format!("random {expr} for tests")).to_bytes()
 }
 
+/// A random net of exactly `shape` (pairwise or plain, with or without buckets).
+fn random_net_shaped(expr: &str, shape: Shape, seed: u64) -> Vec<u8> {
+    let fs: FeatureSet = expr.parse().unwrap();
+    FloatNetwork::random_bucketed(&fs, shape, seed).quantize(&format!("random {expr} for tests")).to_bytes()
+}
+
 /// A random net with 8 output buckets.
 fn random_bucketed_net(expr: &str, ft: usize, hidden: usize, seed: u64) -> Vec<u8> {
     let fs: FeatureSet = expr.parse().unwrap();
@@ -142,9 +148,9 @@ fn uci_session(args: &[&str], input: &str, env: &[(&str, &str)]) -> String {
 fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
     let dir = std::env::temp_dir().join(format!("tessera-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // A net of the compiled kind (the default net's feature set and sizes).
+    // A net of the compiled kind (the default net's feature set, sizes and activation).
     let (features, shape) = tessera::nnue::embedded::compiled_kind();
-    let good_bytes = random_net(features, shape.ft, shape.hidden, 5);
+    let good_bytes = random_net_shaped(features, shape, 5);
     let good_hash = Network::from_bytes(&good_bytes).unwrap().hash;
     let good = dir.join("good.nnue");
     std::fs::write(&good, &good_bytes).unwrap();
