@@ -128,9 +128,8 @@ while :; do
         -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 | tee -a "$log"
     keep_whole_pairs "$pgn.run" "$pgn"
     if [ "$(played "$pgn")" -le "$games" ]; then
+        # The result written above already holds these games.
         echo "sprt.sh: cutechess-cli's last run added no whole game pair; stopping (see $log)" >&2
-        stat=$(statistic)
-        write_result
         break
     fi
 done
