@@ -1,0 +1,97 @@
+"""tools/datagen/device-selfplay.sh with a stand-in datagen: a timed run stops
+the generator with SIGINT and packs what it saved with a checksum, and unpack
+refuses a file that does not match it or would overwrite one."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tools" / "datagen" / "device-selfplay.sh"
+
+pytestmark = pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("xz", "timeout", "sha256sum")),
+    reason="needs xz, timeout and sha256sum",
+)
+
+# Writes two 32-byte records to the -o file, then waits to be interrupted, as
+# tessera-datagen does (it saves its finished games on SIGINT and exits 0).
+FAKE_DATAGEN = """#!/usr/bin/env bash
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+head -c 64 /dev/urandom > "$out"
+echo "started $out"
+trap 'echo interrupted; exit 0' INT
+while true; do sleep 0.1; done
+"""
+
+
+def script(args, pack, out=None):
+    env = {"PATH": os.environ["PATH"], "PACK": str(pack)}
+    if out is not None:
+        env["OUT"] = str(out)
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture
+def pack(tmp_path):
+    p = tmp_path / "pack"
+    p.mkdir()
+    (p / "tessera-datagen").write_text(FAKE_DATAGEN)
+    (p / "tessera-datagen").chmod(0o755)
+    (p / "stockfish").write_text("#!/bin/sh\n")
+    (p / "stockfish").chmod(0o755)
+    (p / "book.epd.zst").write_bytes(b"")
+    (p / "PACKED").write_text("datagen commit test\n")
+    return p
+
+
+def test_a_timed_run_packs_the_saved_records_and_unpack_restores_them(pack, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    r = script(["run", "7", "1", "2"], pack, out)
+    assert r.returncode == 0, r.stderr
+    names = sorted(f.name for f in out.iterdir())
+    assert names == ["all-d7k-s7.bin.xz", "all-d7k-s7.bin.xz.sha256", "all-d7k-s7.log"]
+    log = (out / "all-d7k-s7.log").read_text()
+    assert "interrupted" in log and "2 records" in log and "datagen commit test" in log
+
+    here = tmp_path / "here"
+    here.mkdir()
+    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "all-d7k-s7.bin: 2 records" in r.stdout
+    assert (here / "all-d7k-s7.bin").stat().st_size == 64
+
+    # A second unpack would overwrite the file: refused, the file kept.
+    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    assert r.returncode != 0 and "not overwriting" in r.stderr
+    assert (here / "all-d7k-s7.bin").stat().st_size == 64
+
+
+def test_unpack_refuses_a_file_that_does_not_match_its_checksum(pack, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    assert script(["run", "9", "1", "1"], pack, out).returncode == 0
+    xz = out / "all-d7k-s9.bin.xz"
+    data = bytearray(xz.read_bytes())
+    data[-1] ^= 0xFF
+    xz.write_bytes(bytes(data))
+    here = tmp_path / "here"
+    here.mkdir()
+    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    assert r.returncode != 0 and "does not match its checksum" in r.stderr
+    assert not (here / "all-d7k-s9.bin").exists()
+
+
+def test_bad_arguments_are_refused_with_a_reason(pack, tmp_path):
+    r = script(["run", "7", "1"], pack)  # no $OUT
+    assert r.returncode != 0 and "$OUT must name a folder" in r.stderr
+    r = script(["run", "seven", "1"], pack, tmp_path)
+    assert r.returncode != 0 and "whole numbers" in r.stderr
+    r = script(["run", "7", "1"], tmp_path / "no-pack", tmp_path)
+    assert r.returncode != 0 and "run 'pack' here" in r.stderr
+    r = script([], pack)
+    assert r.returncode == 2 and "usage:" in r.stderr

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Generation on a lent many-core machine that has no network and no Stockfish of
+# its own: pack here what the `all-d7k` recipe needs, carry it there, play for a
+# fixed time, bring the records back packed with their checksum.
+#
+# usage:
+#   tools/datagen/device-selfplay.sh pack
+#       (here) builds tessera-datagen (the default net plays the games) and puts
+#       it, this machine's Stockfish and the 3-move book into device-pack/
+#       (ignored by git; about 50 MB, under the device's 64 MiB carry limit)
+#   tools/datagen/device-selfplay.sh run SEED SECONDS [JOBS]
+#       (there, with device-pack/ carried) runs the recipe with --seed SEED for
+#       SECONDS, stops it with SIGINT (games in flight are finished and saved),
+#       and writes all-d7k-SEED.bin.xz, its sha256 and the log to $OUT.
+#       JOBS defaults to 64: each job waits on its Stockfish through a pipe, so
+#       on 16 cores many more jobs than cores keep them busy (64 jobs: 5.1 M
+#       positions an hour there, 18: 3.2 M; research/training-log.md).
+#   tools/datagen/device-selfplay.sh unpack DIR
+#       (here) checks and unpacks what came back in DIR into the current folder.
+# env: STOCKFISH (default /usr/games/stockfish), BOOK (default
+#      ../shared/data/books/noob_3moves.epd), OUT (for run), PACK (the pack's
+#      folder, default device-pack/ at the repository root)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+pack=${PACK:-$root/device-pack}
+die() { echo "error: $*" >&2; exit 1; }
+
+case "${1:-}" in
+    pack)
+        stockfish=${STOCKFISH:-/usr/games/stockfish}
+        book=${BOOK:-$root/../shared/data/books/noob_3moves.epd}
+        [ -x "$stockfish" ] || die "no Stockfish at $stockfish (apt-get install stockfish, or set STOCKFISH)"
+        [ -f "$book" ] || die "no book at $book (set BOOK)"
+        command -v zstd >/dev/null || die "zstd not found (apt-get install zstd)"
+        (cd "$root" && cargo build --release -p tessera-datagen --quiet)
+        rm -rf "$pack" && mkdir -p "$pack"
+        cp "$root/target/release/tessera-datagen" "$stockfish" "$pack/"
+        zstd -q -19 "$book" -o "$pack/book.epd.zst"
+        {
+            echo "datagen commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src tools build.rs nets || echo ' (with uncommitted changes)')"
+            echo "$("$pack/tessera-datagen" --version 2>/dev/null || true)"
+            echo "stockfish $(echo quit | "$pack/$(basename "$stockfish")" | head -1)"
+            echo "book $(basename "$book")"
+        } > "$pack/PACKED"
+        du -sh "$pack"
+        cat "$pack/PACKED" ;;
+    run)
+        [ $# -ge 3 ] || die "run needs SEED SECONDS [JOBS]"
+        seed=$2 seconds=$3 jobs=${4:-64}
+        [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
+        [ -n "${OUT:-}" ] && [ -d "$OUT" ] || die "\$OUT must name a folder"
+        [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' here and carry device-pack"
+        stockfish=$(ls "$pack" | grep -v -e tessera-datagen -e book.epd.zst -e PACKED | head -1)
+        name=all-d7k-s$seed
+        work=$(mktemp -d)
+        cd "$work"
+        echo "$(nproc) cores; $(cat "$pack/PACKED" | tr '\n' ';')" > "$OUT/$name.log"
+        # timeout sends SIGINT: datagen finishes and saves the games in flight.
+        timeout -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
+            --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
+            --label-engine "$pack/$stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash \
+            --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
+        [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
+        echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
+        xz -T0 -6 "$name.bin"
+        sha256sum "$name.bin.xz" > "$OUT/$name.bin.xz.sha256"
+        mv "$name.bin.xz" "$OUT/"
+        tail -3 "$OUT/$name.log" ;;
+    unpack)
+        [ $# -eq 2 ] && [ -d "$2" ] || die "unpack needs the folder the files came back in"
+        for sum in "$2"/*.bin.xz.sha256; do
+            [ -f "$sum" ] || die "no .bin.xz.sha256 in $2"
+            xz=${sum%.sha256}
+            (cd "$(dirname "$xz")" && sha256sum -c --quiet "$(basename "$sum")") || die "$xz does not match its checksum"
+            out=$(basename "${xz%.xz}")
+            [ ! -e "$out" ] || die "$out exists here: not overwriting it"
+            xz -dc "$xz" > "$out"
+            echo "$out: $(( $(stat -c %s "$out") / 32 )) records"
+        done ;;
+    *)
+        sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
+        exit 2 ;;
+esac
