@@ -34,12 +34,13 @@ case "${1:-}" in
         command -v zstd >/dev/null || die "zstd not found (apt-get install zstd)"
         (cd "$root" && cargo build --release -p tessera-datagen --quiet)
         rm -rf "$pack" && mkdir -p "$pack"
-        cp "$root/target/release/tessera-datagen" "$stockfish" "$pack/"
+        cp "$root/target/release/tessera-datagen" "$pack/"
+        cp "$stockfish" "$pack/stockfish"
         zstd -q -19 "$book" -o "$pack/book.epd.zst"
         {
             echo "datagen commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src tools build.rs nets || echo ' (with uncommitted changes)')"
             echo "$("$pack/tessera-datagen" --version 2>/dev/null || true)"
-            echo "stockfish $(echo quit | "$pack/$(basename "$stockfish")" | head -1)"
+            echo "stockfish $(echo quit | "$pack/stockfish" | head -1)"
             echo "book $(basename "$book")"
         } > "$pack/PACKED"
         du -sh "$pack"
@@ -50,7 +51,6 @@ case "${1:-}" in
         [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
         [ -n "${OUT:-}" ] && [ -d "$OUT" ] || die "\$OUT must name a folder"
         [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' here and carry device-pack"
-        stockfish=$(ls "$pack" | grep -v -e tessera-datagen -e book.epd.zst -e PACKED | head -1)
         name=all-d7k-s$seed
         work=$(mktemp -d)
         cd "$work"
@@ -58,7 +58,7 @@ case "${1:-}" in
         # timeout sends SIGINT: datagen finishes and saves the games in flight.
         timeout -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
-            --label-engine "$pack/$stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash \
+            --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash \
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
         [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
         echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
