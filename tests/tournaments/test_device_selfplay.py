@@ -95,3 +95,41 @@ def test_bad_arguments_are_refused_with_a_reason(pack, tmp_path):
     assert r.returncode != 0 and "run 'pack' here" in r.stderr
     r = script([], pack)
     assert r.returncode == 2 and "usage:" in r.stderr
+
+
+# Like tessera-datagen with its labeller: a child process that dies on SIGINT
+# (as Stockfish does) must outlive the interrupt, because the games in flight
+# still need their labels; and one interrupt must arrive, not two (the second
+# means "quit at once" to datagen).
+FAKE_DATAGEN_WITH_LABELLER = """#!/usr/bin/env python3
+import signal, subprocess, sys, time
+out = sys.argv[sys.argv.index("-o") + 1]
+labeller = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100)"])
+interrupts = 0
+def on_int(*_):
+    global interrupts
+    interrupts += 1
+signal.signal(signal.SIGINT, on_int)
+open(out, "wb").write(bytes(32))
+while interrupts == 0:
+    time.sleep(0.05)
+time.sleep(0.5)  # finishing the games in flight
+alive = labeller.poll() is None
+labeller.kill()
+print(f"interrupts {interrupts}, labeller {'alive' if alive else 'died'}", flush=True)
+sys.exit(0)
+"""
+
+
+def test_the_timed_stop_interrupts_datagen_once_and_spares_its_labeller(tmp_path):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "tessera-datagen").write_text(FAKE_DATAGEN_WITH_LABELLER)
+    (pack / "tessera-datagen").chmod(0o755)
+    (pack / "PACKED").write_text("datagen commit test\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    r = script(["run", "3", "1", "1"], pack, out)
+    assert r.returncode == 0, r.stderr
+    log = (out / "all-d7k-s3.log").read_text()
+    assert "interrupts 1, labeller alive" in log, log

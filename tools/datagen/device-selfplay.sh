@@ -13,8 +13,8 @@
 #       SECONDS, stops it with SIGINT (games in flight are finished and saved),
 #       and writes all-d7k-SEED.bin.xz, its sha256 and the log to $OUT.
 #       JOBS defaults to 64: each job waits on its Stockfish through a pipe, so
-#       on 16 cores many more jobs than cores keep them busy (64 jobs: 5.1 M
-#       positions an hour there, 18: 3.2 M; research/training-log.md).
+#       on 16 cores many more jobs than cores keep them busy (64 jobs: 5.1 M to
+#       8.4 M positions an hour there, 18: 3.2 M; research/training-log.md).
 #   tools/datagen/device-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
 # env: STOCKFISH (default /usr/games/stockfish), BOOK (default
@@ -56,7 +56,11 @@ case "${1:-}" in
         cd "$work"
         echo "$(nproc) cores; $(cat "$pack/PACKED" | tr '\n' ';')" > "$OUT/$name.log"
         # timeout sends SIGINT: datagen finishes and saves the games in flight.
-        timeout -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
+        # --foreground signals datagen alone: without it timeout signals the
+        # whole process group as well, datagen may see two interrupts (the
+        # second means "quit at once", losing the chunk in flight) and its
+        # Stockfish children die under the games still being finished.
+        timeout --foreground -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
             --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash \
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
