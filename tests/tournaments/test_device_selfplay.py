@@ -35,17 +35,22 @@ def script(args, pack, out=None):
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60)
 
 
-@pytest.fixture
-def pack(tmp_path):
+def make_pack(tmp_path, datagen):
+    """A pack as `pack` leaves it, with `datagen` (a script) standing in for tessera-datagen."""
     p = tmp_path / "pack"
     p.mkdir()
-    (p / "tessera-datagen").write_text(FAKE_DATAGEN)
+    (p / "tessera-datagen").write_text(datagen)
     (p / "tessera-datagen").chmod(0o755)
     (p / "stockfish").write_text("#!/bin/sh\n")
     (p / "stockfish").chmod(0o755)
     (p / "book.epd.zst").write_bytes(b"")
     (p / "PACKED").write_text("datagen commit test\n")
     return p
+
+
+@pytest.fixture
+def pack(tmp_path):
+    return make_pack(tmp_path, FAKE_DATAGEN)
 
 
 def test_a_timed_run_packs_the_saved_records_and_unpack_restores_them(pack, tmp_path):
@@ -122,11 +127,7 @@ sys.exit(0)
 
 
 def test_the_timed_stop_interrupts_datagen_once_and_spares_its_labeller(tmp_path):
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "tessera-datagen").write_text(FAKE_DATAGEN_WITH_LABELLER)
-    (pack / "tessera-datagen").chmod(0o755)
-    (pack / "PACKED").write_text("datagen commit test\n")
+    pack = make_pack(tmp_path, FAKE_DATAGEN_WITH_LABELLER)
     out = tmp_path / "out"
     out.mkdir()
     r = script(["run", "3", "1", "1"], pack, out)
