@@ -35,6 +35,11 @@ def script(args, pack, out=None):
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60)
 
 
+def unpack(folder, here):
+    """`unpack folder`, run in `here` (where it writes the records)."""
+    return subprocess.run([str(SCRIPT), "unpack", str(folder)], capture_output=True, text=True, cwd=here, timeout=60)
+
+
 def make_pack(tmp_path, datagen):
     """A pack as `pack` leaves it, with `datagen` (a script) standing in for tessera-datagen."""
     p = tmp_path / "pack"
@@ -65,13 +70,13 @@ def test_a_timed_run_packs_the_saved_records_and_unpack_restores_them(pack, tmp_
 
     here = tmp_path / "here"
     here.mkdir()
-    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    r = unpack(out, here)
     assert r.returncode == 0, r.stderr
     assert "all-d7k-s7.bin: 2 records" in r.stdout
     assert (here / "all-d7k-s7.bin").stat().st_size == 64
 
     # A second unpack would overwrite the file: refused, the file kept.
-    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    r = unpack(out, here)
     assert r.returncode != 0 and "not overwriting" in r.stderr
     assert (here / "all-d7k-s7.bin").stat().st_size == 64
 
@@ -86,7 +91,7 @@ def test_unpack_refuses_a_file_that_does_not_match_its_checksum(pack, tmp_path):
     xz.write_bytes(bytes(data))
     here = tmp_path / "here"
     here.mkdir()
-    r = subprocess.run([str(SCRIPT), "unpack", str(out)], capture_output=True, text=True, cwd=here, timeout=60)
+    r = unpack(out, here)
     assert r.returncode != 0 and "does not match its checksum" in r.stderr
     assert not (here / "all-d7k-s9.bin").exists()
 

@@ -54,7 +54,7 @@ case "${1:-}" in
         name=all-d7k-s$seed
         work=$(mktemp -d)
         cd "$work"
-        echo "$(nproc) cores; $(cat "$pack/PACKED" | tr '\n' ';')" > "$OUT/$name.log"
+        echo "$(nproc) cores; $(tr '\n' ';' < "$pack/PACKED")" > "$OUT/$name.log"
         # timeout sends SIGINT: datagen finishes and saves the games in flight.
         # --foreground signals datagen alone: without it timeout signals the
         # whole process group as well, datagen may see two interrupts (the
