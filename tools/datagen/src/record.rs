@@ -55,20 +55,51 @@ fn checksum(bytes: &[u8]) -> u16 {
     tessera::nnue::format::checksum(bytes) as u16
 }
 
+/// Bytes of a packed board: the occupancy, then a nibble a piece.
+pub const PACKED_BOARD_SIZE: usize = 24;
+
+/// The board in the record's first 24 bytes: occupancy (u64 LE, bit i =
+/// square i), then one nibble per occupied square in square order, low
+/// nibble first: colour × 8 + role (1 pawn … 6 king). A board of at most 32
+/// pieces (every legal position's).
+pub fn pack_board(board: &Board) -> [u8; PACKED_BOARD_SIZE] {
+    let mut out = [0u8; PACKED_BOARD_SIZE];
+    let occupied = board.occupied();
+    out[0..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
+    for (i, sq) in occupied.into_iter().enumerate() {
+        let piece = board.piece_at(sq).expect("occupied");
+        let nibble = (piece.color.is_black() as u8) * 8 + piece.role as u8;
+        out[8 + i / 2] |= nibble << (4 * (i % 2));
+    }
+    out
+}
+
+/// The board [`pack_board`] packed, or why the bytes are not one.
+pub fn unpack_board(bytes: &[u8; PACKED_BOARD_SIZE]) -> Result<Board, RecordError> {
+    let bad = |why: &str| RecordError::Malformed(why.to_string());
+    let occupied = Bitboard(u64::from_le_bytes(bytes[0..8].try_into().unwrap()));
+    if occupied.count() > 32 {
+        return Err(bad("more than 32 pieces"));
+    }
+    let mut by_role = ByRole::<Bitboard>::default();
+    let mut by_color = ByColor::<Bitboard>::default();
+    for (i, sq) in occupied.into_iter().enumerate() {
+        let nibble = (bytes[8 + i / 2] >> (4 * (i % 2))) & 0xf;
+        let role = Role::try_from(nibble & 7).map_err(|_| bad("bad piece code"))?;
+        let color = Color::from_white(nibble & 8 == 0);
+        *by_role.get_mut(role) |= sq;
+        *by_color.get_mut(color) |= sq;
+    }
+    Board::try_from_bitboards(by_role, by_color).map_err(|_| bad("inconsistent pieces"))
+}
+
 /// The four castling rooks' home squares, in the order of the flag bits.
 const CASTLING_ROOKS: [Square; 4] = [Square::H1, Square::A1, Square::H8, Square::A8];
 
 impl Record {
     pub fn encode(&self) -> [u8; RECORD_SIZE] {
         let mut out = [0u8; RECORD_SIZE];
-        let board = self.pos.board();
-        let occupied = board.occupied();
-        out[0..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
-        for (i, sq) in occupied.into_iter().enumerate() {
-            let piece = board.piece_at(sq).expect("occupied");
-            let nibble = (piece.color.is_black() as u8) * 8 + piece.role as u8;
-            out[8 + i / 2] |= nibble << (4 * (i % 2));
-        }
+        out[..PACKED_BOARD_SIZE].copy_from_slice(&pack_board(self.pos.board()));
         out[24..26].copy_from_slice(&self.score.to_le_bytes());
         out[26] = self.result;
         let rooks = self.pos.castles().castling_rights();
@@ -91,20 +122,7 @@ impl Record {
             return Err(RecordError::Checksum);
         }
         let bad = |why: &str| RecordError::Malformed(why.to_string());
-        let occupied = Bitboard(u64::from_le_bytes(bytes[0..8].try_into().unwrap()));
-        if occupied.count() > 32 {
-            return Err(bad("more than 32 pieces"));
-        }
-        let mut by_role = ByRole::<Bitboard>::default();
-        let mut by_color = ByColor::<Bitboard>::default();
-        for (i, sq) in occupied.into_iter().enumerate() {
-            let nibble = (bytes[8 + i / 2] >> (4 * (i % 2))) & 0xf;
-            let role = Role::try_from(nibble & 7).map_err(|_| bad("bad piece code"))?;
-            let color = Color::from_white(nibble & 8 == 0);
-            *by_role.get_mut(role) |= sq;
-            *by_color.get_mut(color) |= sq;
-        }
-        let board = Board::try_from_bitboards(by_role, by_color).map_err(|_| bad("inconsistent pieces"))?;
+        let board = unpack_board(bytes[..PACKED_BOARD_SIZE].try_into().unwrap())?;
         let result = bytes[26];
         if result > 2 {
             return Err(bad("result out of range"));

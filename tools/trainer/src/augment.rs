@@ -48,16 +48,15 @@ pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, Mirror
     let mut report = MirrorReport::default();
     let out = match samples {
         Samples::Eval(mut v) => {
-            let mirror =
-                |s: &EvalSample| Some(EvalSample { pos: mirror_files(&s.pos)?, score: s.score, result: s.result });
-            extend_with_mirrors(&mut v, mirror, |s| &s.pos, exclude, &mut report);
+            let mirror = |s: &EvalSample| Some(EvalSample::new(&mirror_files(&s.pos())?, s.score, s.result));
+            extend_with_mirrors(&mut v, mirror, EvalSample::pos, exclude, &mut report);
             Samples::Eval(v)
         }
         Samples::Pqr(mut v) => {
             let mirror = |s: &PqrSample| {
                 Some(PqrSample { p: mirror_files(&s.p)?, q: mirror_files(&s.q)?, r: mirror_files(&s.r)? })
             };
-            extend_with_mirrors(&mut v, mirror, |s| &s.p, exclude, &mut report);
+            extend_with_mirrors(&mut v, mirror, |s| s.p.clone(), exclude, &mut report);
             Samples::Pqr(v)
         }
     };
@@ -69,18 +68,18 @@ pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, Mirror
 fn extend_with_mirrors<T: Send + Sync>(
     samples: &mut Vec<T>,
     mirror: impl Fn(&T) -> Option<T> + Sync,
-    key_position: impl Fn(&T) -> &Chess,
+    key_position: impl Fn(&T) -> Chess,
     exclude: &HashSet<u64>,
     report: &mut MirrorReport,
 ) {
-    let mut seen: HashSet<u64> = samples.iter().map(|s| key(key_position(s))).collect();
+    let mut seen: HashSet<u64> = samples.iter().map(|s| key(&key_position(s))).collect();
     let mirrors: Vec<Option<T>> = samples.par_iter().map(&mirror).collect();
     for m in mirrors {
         let Some(m) = m else {
             report.castling += 1;
             continue;
         };
-        let k = key(key_position(&m));
+        let k = key(&key_position(&m));
         if exclude.contains(&k) || !seen.insert(k) {
             report.present += 1;
         } else {
@@ -140,7 +139,7 @@ mod tests {
 
     #[test]
     fn mirrors_are_added_once_with_their_labels_and_never_over_held_out_positions() {
-        let sample = |f: &str, score: f32| EvalSample { pos: pos(f), score, result: 1.0 };
+        let sample = |f: &str, score: f32| EvalSample::new(&pos(f), score, 1.0);
         let a = "4k3/8/8/8/8/8/1N6/4K3 w - - 0 1"; // mirror: 3k4/8/8/8/8/8/6N1/3K4
         let b = "3k4/8/8/8/8/8/6N1/3K4 w - - 0 1"; // a's mirror, already present
         let c = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"; // castling: no mirror
@@ -155,7 +154,7 @@ mod tests {
         let (out, report) = add_mirrors(Samples::Eval(vec![sample(e, -300.0)]), &HashSet::new());
         assert_eq!(report, MirrorReport { castling: 0, present: 0, added: 1 });
         let Samples::Eval(v) = out else { unreachable!() };
-        assert_eq!(fen(&v[1].pos), "8/2k5/8/4q3/8/8/5PP1/6K1 w - - 0 40");
+        assert_eq!(fen(&v[1].pos()), "8/2k5/8/4q3/8/8/5PP1/6K1 w - - 0 40");
         assert_eq!((v[1].score, v[1].result), (-300.0, 1.0), "a mirror keeps its sample's labels");
     }
 }

@@ -64,7 +64,7 @@ impl Batch {
         for &i in order {
             let i = i as usize;
             for j in 0..samples.positions_per_sample() {
-                batch.push_position(fs, samples.position(i, j));
+                batch.push_position(fs, &samples.position(i, j));
             }
             batch.targets.push(samples.target(i));
         }

@@ -18,14 +18,27 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 use tessera_datagen::filter::{Dropped, Filter};
 
-/// One eval sample, from the side to move's view.
+use crate::packed::PackedPosition;
+
+/// One eval sample, from the side to move's view; its position packed
+/// (a run holds tens of millions of them).
 #[derive(Clone, Debug)]
 pub struct EvalSample {
-    pub pos: Chess,
+    packed: PackedPosition,
     /// Centipawns.
     pub score: f32,
     /// 1 win, 0.5 draw, 0 loss.
     pub result: f32,
+}
+
+impl EvalSample {
+    pub fn new(pos: &Chess, score: f32, result: f32) -> EvalSample {
+        EvalSample { packed: PackedPosition::pack(pos), score, result }
+    }
+
+    pub fn pos(&self) -> Chess {
+        self.packed.unpack()
+    }
 }
 
 /// One PQR triplet: P, Q = P + the move played, R = P + another move.
@@ -63,10 +76,10 @@ impl Samples {
     }
 
     /// Position `j` of sample `i`, in the order a batch holds them.
-    pub fn position(&self, i: usize, j: usize) -> &Chess {
+    pub fn position(&self, i: usize, j: usize) -> Chess {
         match self {
-            Samples::Eval(v) => &v[i].pos,
-            Samples::Pqr(v) => [&v[i].p, &v[i].q, &v[i].r][j],
+            Samples::Eval(v) => v[i].pos(),
+            Samples::Pqr(v) => [&v[i].p, &v[i].q, &v[i].r][j].clone(),
         }
     }
 
@@ -80,14 +93,14 @@ impl Samples {
     }
 
     /// The position that identifies sample `i` (P for triplets).
-    pub fn key_position(&self, i: usize) -> &Chess {
+    pub fn key_position(&self, i: usize) -> Chess {
         self.position(i, 0)
     }
 
     /// Whether sample `i` passes `filter` (PQR triplets have no score bound).
     pub fn filter_verdict(&self, i: usize, filter: &Filter) -> Result<(), Dropped> {
         match self {
-            Samples::Eval(v) => filter.check(&v[i].pos, v[i].score.round() as i32),
+            Samples::Eval(v) => filter.check(&v[i].pos(), v[i].score.round() as i32),
             Samples::Pqr(v) => filter.check(&v[i].p, 0),
         }
     }
@@ -182,7 +195,7 @@ pub fn parse_eval_line(line: &str) -> Result<EvalSample, String> {
         other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
     };
     let white = pos.turn() == Color::White;
-    Ok(EvalSample { pos, score: if white { score } else { -score }, result: if white { result } else { 1.0 - result } })
+    Ok(EvalSample::new(&pos, if white { score } else { -score }, if white { result } else { 1.0 - result }))
 }
 
 /// Parses one PQR line.
@@ -286,9 +299,9 @@ fn read_paths(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Sample
 fn sample_of_record(r: &tessera_datagen::record::Record) -> EvalSample {
     let result = r.result as f32 / 2.0;
     if r.pos.turn() == Color::White {
-        EvalSample { pos: r.pos.clone(), score: r.score as f32, result }
+        EvalSample::new(&r.pos, r.score as f32, result)
     } else {
-        EvalSample { pos: r.pos.clone(), score: -(r.score as f32), result: 1.0 - result }
+        EvalSample::new(&r.pos, -(r.score as f32), 1.0 - result)
     }
 }
 
@@ -309,7 +322,7 @@ fn split_results<T>(parsed: Vec<Result<T, String>>) -> (Vec<T>, Vec<(usize, Stri
 /// positions always land on the same side.
 pub fn split_validation(samples: &Samples, permille: u32) -> (Samples, Samples) {
     let is_validation: Vec<bool> =
-        (0..samples.len()).map(|i| key(samples.key_position(i)) % 1000 < permille as u64).collect();
+        (0..samples.len()).map(|i| key(&samples.key_position(i)) % 1000 < permille as u64).collect();
     (samples.select(&is_validation, false), samples.select(&is_validation, true))
 }
 
@@ -413,7 +426,7 @@ mod tests {
         let (from_binary, _) = load(std::slice::from_ref(&binary), Method::Eval, usize::MAX).unwrap();
         let (from_text, _) = load(std::slice::from_ref(&plain), Method::Eval, usize::MAX).unwrap();
         let (Samples::Eval(a), Samples::Eval(b)) = (from_binary, from_text) else { unreachable!() };
-        let key = |s: &EvalSample| (Fen::from_position(&s.pos, EnPassantMode::Legal).to_string(), s.score, s.result);
+        let key = |s: &EvalSample| (Fen::from_position(&s.pos(), EnPassantMode::Legal).to_string(), s.score, s.result);
         assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
         let (samples, _) = load(&[plain.clone(), packed.clone()], Method::Eval, 3).unwrap();
         assert_eq!(samples.len(), 2, "the line limit counts lines across files");
@@ -449,7 +462,7 @@ mod tests {
             let wins = (p * 100.0).round() as usize;
             for k in 0..100 {
                 let result = if k < wins { 1.0 } else { 0.0 };
-                samples.push(EvalSample { pos: Chess::default(), score, result });
+                samples.push(EvalSample::new(&Chess::default(), score, result));
             }
         }
         let k = fit_sigmoid_scale(&samples);

@@ -11,6 +11,7 @@ mod kernels;
 mod loss;
 mod model;
 mod optim;
+mod packed;
 mod plot;
 mod sources;
 mod teacher;

@@ -185,8 +185,10 @@ fn read_file(
         Take::All => {}
         Take::Share(share) => {
             let bound = (share * u64::MAX as f64) as u64;
-            let ranks: Vec<u64> =
-                (0..samples.len()).into_par_iter().map(|i| rank(key(samples.key_position(i)), settings.seed)).collect();
+            let ranks: Vec<u64> = (0..samples.len())
+                .into_par_iter()
+                .map(|i| rank(key(&samples.key_position(i)), settings.seed))
+                .collect();
             for (k, r) in keep.iter_mut().zip(ranks) {
                 *k &= r <= bound;
             }
@@ -195,7 +197,7 @@ fn read_file(
             let mut ranked: Vec<(u64, usize)> = (0..samples.len())
                 .into_par_iter()
                 .filter(|&i| keep[i])
-                .map(|i| (rank(key(samples.key_position(i)), settings.seed), i))
+                .map(|i| (rank(key(&samples.key_position(i)), settings.seed), i))
                 .collect();
             ranked.select_nth_unstable(cap);
             keep.iter_mut().for_each(|k| *k = false);
@@ -228,7 +230,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
             let (samples, mut report, rejection) = read_file(&path, spec.take, Filter::QUIET, settings, usize::MAX)?;
             note(rejection);
             report.used = samples.len();
-            held_keys.extend((0..samples.len()).map(|i| key(samples.key_position(i))));
+            held_keys.extend((0..samples.len()).map(|i| key(&samples.key_position(i))));
             let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
             if samples.is_empty() {
                 return Err(DataError::Empty(format!("validation file {} has no quiet sample", path.display())));
@@ -251,7 +253,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
                 read_file(&path, spec.take, settings.filter, settings, settings.limit - lines)?;
             note(rejection);
             lines += report.lines;
-            let keys: Vec<u64> = (0..samples.len()).into_par_iter().map(|i| key(samples.key_position(i))).collect();
+            let keys: Vec<u64> = (0..samples.len()).into_par_iter().map(|i| key(&samples.key_position(i))).collect();
             let keep: Vec<bool> = keys
                 .iter()
                 .map(|k| {

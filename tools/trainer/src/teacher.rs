@@ -26,7 +26,7 @@ pub fn relabel(samples: &mut Samples, teacher: &Network, weight: f32) -> Report 
     let total: f64 = samples
         .par_iter_mut()
         .map(|s| {
-            let taught = teacher.evaluate_position(&s.pos) as f32;
+            let taught = teacher.evaluate_position(&s.pos()) as f32;
             let difference = (taught - s.score).abs() as f64;
             s.score = weight * taught + (1.0 - weight) * s.score;
             difference
@@ -52,7 +52,7 @@ mod tests {
         ];
         let samples = || Samples::Eval(lines.iter().map(|l| parse_eval_line(l).unwrap()).collect());
         let Samples::Eval(original) = samples() else { unreachable!() };
-        let taught: Vec<f32> = original.iter().map(|s| teacher.evaluate_position(&s.pos) as f32).collect();
+        let taught: Vec<f32> = original.iter().map(|s| teacher.evaluate_position(&s.pos()) as f32).collect();
         assert!(taught.iter().zip(&original).all(|(t, s)| *t != s.score), "the test needs scores that differ");
         for weight in [1.0, 0.5, 0.0] {
             let mut relabelled = samples();

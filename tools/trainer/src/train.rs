@@ -140,7 +140,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
     let train = if args.mirror {
         let held: HashSet<u64> =
-            validation.iter().flat_map(|(_, v)| (0..v.len()).map(|i| data::key(v.key_position(i)))).collect();
+            validation.iter().flat_map(|(_, v)| (0..v.len()).map(|i| data::key(&v.key_position(i)))).collect();
         let (train, report) = augment::add_mirrors(train, &held);
         println!(
             "mirrors: {} added, {} already present or held out, {} samples with a castling right",
@@ -494,7 +494,7 @@ fn quantization_error(
     fs: &FeatureSet,
     validation: &[(String, Samples)],
 ) -> (f64, f64) {
-    let positions: Vec<&shakmaty::Chess> =
+    let positions: Vec<shakmaty::Chess> =
         validation.iter().flat_map(|(_, set)| (0..set.len()).map(move |i| set.key_position(i))).collect();
     let errors: Vec<f64> = positions
         .par_iter()
