@@ -1,5 +1,5 @@
-//! Ctrl-C as a request to finish cleanly: the first one lets the running
-//! chunk finish and be saved, so a rerun goes on from there; a second one
+//! Ctrl-C as a request to finish cleanly: the first one lets the work in
+//! hand finish and be saved, so a rerun goes on from there; a second one
 //! quits at once (still safe: the progress file only ever names saved work).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +13,7 @@ pub fn install() -> Result<(), String> {
             eprintln!("\nsecond interrupt: quitting now");
             std::process::exit(130);
         }
-        eprintln!("\ninterrupt: finishing the current chunk (Ctrl-C again to quit at once)");
+        eprintln!("\ninterrupt: finishing the work in hand (Ctrl-C again to quit at once)");
     })
     .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))
 }

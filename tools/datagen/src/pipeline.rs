@@ -3,9 +3,12 @@
 //! many samples are done and how long the output was. A rerun truncates the
 //! output to that length and goes on from there, so a kill at any moment
 //! neither loses finished work nor leaves a half-written record behind.
-//! Ctrl-C (see [`crate::interrupt`]) stops the run after the current chunk.
+//! Ctrl-C (see [`crate::interrupt`]) stops the run once the items in hand are
+//! finished and saved.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -113,6 +116,15 @@ impl Progress {
 /// Runs `work` for items `0..items`, spread over `workers` (each item's
 /// records must depend only on the item, not on the worker), and appends the
 /// records to `output` in item order, resuming where an earlier run stopped.
+///
+/// Each worker takes the next item as soon as it is free, so a long game or a
+/// slow label holds up only its own worker (the items of a fixed block, each
+/// worker's share waiting for the slowest, left a third of two cores idle).
+/// Finished items wait in order to be written; workers stay within a window of
+/// items ahead of the writer. The output is synced and the progress file
+/// written after every `chunk × workers` items, after a failure (the items
+/// before it) and at the end. Ctrl-C stops the taking of new items; the items
+/// in hand are finished and saved.
 pub fn produce_into<W: Send>(
     items: usize,
     workers: &mut [W],
@@ -141,42 +153,90 @@ pub fn produce_into<W: Send>(
     let mut writer = RecordWriter::append(output)?;
     let mut progress = Progress::new(items, start);
     let jobs = workers.len().max(1);
+    let sync_every = chunk.max(1) * jobs;
+    let window = 16 * sync_every;
+    let next = AtomicUsize::new(start);
+    let stop = AtomicBool::new(false);
+    // Items written so far, for the workers' window.
+    let written_to = (Mutex::new(start), Condvar::new());
+    let halted = || stop.load(Ordering::SeqCst) || crate::interrupt::requested();
     let work = &work;
     let mut done = start;
-    while done < items {
-        if crate::interrupt::requested() {
-            outcome.interrupted = true;
-            break;
-        }
-        let block = done..(done + chunk * jobs).min(items);
-        let results: Vec<Result<Vec<Record>, String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = workers
-                .iter_mut()
-                .enumerate()
-                .map(|(w, worker)| {
-                    let block = block.clone();
-                    scope.spawn(move || block.skip(w).step_by(jobs).map(|i| work(worker, i)).collect::<Vec<_>>())
-                })
-                .collect();
-            let mut per_worker: Vec<std::vec::IntoIter<_>> =
-                handles.into_iter().map(|h| h.join().expect("worker thread").into_iter()).collect();
-            (0..block.len()).map(|i| per_worker[i % jobs].next().expect("one result per item")).collect()
-        });
-        for records in results {
-            let records = records?;
-            outcome.labelled += 1;
-            for r in &records {
-                writer.write(r)?;
-            }
-            outcome.written += records.len();
-        }
+    let mut synced = start;
+    let mut failure = None;
+    let mut save = |writer: &mut RecordWriter, done: usize, outcome: &Outcome| -> Result<(), String> {
         writer.sync()?;
-        done = block.end;
         let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
         write_progress(output, done, bytes)?;
         progress.update(done, items, outcome.written);
+        Ok(())
+    };
+    std::thread::scope(|scope| -> Result<(), String> {
+        let (sender, finished) = mpsc::channel::<(usize, Result<Vec<Record>, String>)>();
+        for worker in workers.iter_mut() {
+            let sender = sender.clone();
+            let (next, written_to, halted) = (&next, &written_to, &halted);
+            scope.spawn(move || {
+                while !halted() {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= items {
+                        break;
+                    }
+                    let (lock, moved) = written_to;
+                    let mut written = lock.lock().expect("writer position");
+                    // Timed waits: Ctrl-C sets a flag and wakes no one.
+                    while i >= *written + window && !halted() {
+                        written = moved.wait_timeout(written, Duration::from_millis(100)).expect("writer position").0;
+                    }
+                    drop(written);
+                    if halted() {
+                        break;
+                    }
+                    if sender.send((i, work(worker, i))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut waiting = std::collections::BTreeMap::new();
+        for (i, result) in finished {
+            waiting.insert(i, result);
+            while failure.is_none() {
+                let Some(result) = waiting.remove(&done) else { break };
+                match result {
+                    Ok(records) => {
+                        for r in &records {
+                            writer.write(r)?;
+                        }
+                        outcome.labelled += 1;
+                        outcome.written += records.len();
+                        done += 1;
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                if done - synced >= sync_every {
+                    save(&mut writer, done, &outcome)?;
+                    synced = done;
+                }
+                let (lock, moved) = &written_to;
+                *lock.lock().expect("writer position") = done;
+                moved.notify_all();
+            }
+        }
+        Ok(())
+    })?;
+    if done > synced {
+        save(&mut writer, done, &outcome)?;
     }
     progress.bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    outcome.interrupted = done < items;
     Ok(outcome)
 }
 
@@ -269,6 +329,40 @@ mod tests {
         // Without its progress file an existing output is not touched.
         std::fs::remove_file(progress_path(&whole)).unwrap();
         assert!(label_into(&samples, &mut labellers(1, None), Filters::default(), &whole, 4).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_slow_item_holds_up_only_its_own_worker() {
+        let dir = std::env::temp_dir().join(format!("tessera-pipeline-slow-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let record = |i: usize| {
+            let samples = samples();
+            Record { pos: samples[i].pos.clone(), score: i as i16, result: 1 }
+        };
+        // Item 0 finishes only once every other item has: with fixed blocks
+        // (each worker's share of a block awaited) this would never end.
+        let items = 20;
+        let others_done = AtomicUsize::new(0);
+        let output = dir.join("out.bin");
+        let outcome = produce_into(items, &mut [(), ()], &output, 1, |_, i| {
+            if i == 0 {
+                let waited = Instant::now();
+                while others_done.load(Ordering::SeqCst) < items - 1 {
+                    assert!(waited.elapsed() < Duration::from_secs(60), "the other items never ran");
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            } else {
+                others_done.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(vec![record(i)])
+        })
+        .unwrap();
+        assert_eq!((outcome.labelled, outcome.written, outcome.interrupted), (items, items, false));
+        let mut scores = Vec::new();
+        crate::store::read_records(&output, |r| scores.push(r.score)).unwrap();
+        assert_eq!(scores, (0..items as i16).collect::<Vec<_>>(), "written in item order");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
