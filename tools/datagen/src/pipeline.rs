@@ -192,7 +192,11 @@ pub fn produce_into<W: Send>(
                     if halted() {
                         break;
                     }
-                    if sender.send((i, work(worker, i))).is_err() {
+                    // A panic becomes the item's error, so the writer stops the
+                    // others instead of waiting for an item that never comes.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(worker, i)))
+                        .unwrap_or_else(|_| Err(format!("item {i}: the worker panicked")));
+                    if sender.send((i, result)).is_err() {
                         break;
                     }
                 }
@@ -200,34 +204,40 @@ pub fn produce_into<W: Send>(
         }
         drop(sender);
         let mut waiting = std::collections::BTreeMap::new();
-        for (i, result) in finished {
-            waiting.insert(i, result);
-            while failure.is_none() {
-                let Some(result) = waiting.remove(&done) else { break };
-                match result {
-                    Ok(records) => {
-                        for r in &records {
-                            writer.write(r)?;
+        let write_in_order = || -> Result<(), String> {
+            for (i, result) in finished {
+                waiting.insert(i, result);
+                while failure.is_none() {
+                    let Some(result) = waiting.remove(&done) else { break };
+                    match result {
+                        Ok(records) => {
+                            for r in &records {
+                                writer.write(r)?;
+                            }
+                            outcome.labelled += 1;
+                            outcome.written += records.len();
+                            done += 1;
                         }
-                        outcome.labelled += 1;
-                        outcome.written += records.len();
-                        done += 1;
+                        Err(e) => {
+                            failure = Some(e);
+                            stop.store(true, Ordering::SeqCst);
+                        }
                     }
-                    Err(e) => {
-                        failure = Some(e);
-                        stop.store(true, Ordering::SeqCst);
+                    if done - synced >= sync_every {
+                        save(&mut writer, done, &outcome)?;
+                        synced = done;
                     }
+                    let (lock, moved) = &written_to;
+                    *lock.lock().expect("writer position") = done;
+                    moved.notify_all();
                 }
-                if done - synced >= sync_every {
-                    save(&mut writer, done, &outcome)?;
-                    synced = done;
-                }
-                let (lock, moved) = &written_to;
-                *lock.lock().expect("writer position") = done;
-                moved.notify_all();
             }
-        }
-        Ok(())
+            Ok(())
+        };
+        let written = write_in_order();
+        // Also when the writer failed (a full disk): no worker may wait for it.
+        stop.store(true, Ordering::SeqCst);
+        written
     })?;
     if done > synced {
         save(&mut writer, done, &outcome)?;
@@ -363,6 +373,23 @@ mod tests {
         let mut scores = Vec::new();
         crate::store::read_records(&output, |r| scores.push(r.score)).unwrap();
         assert_eq!(scores, (0..items as i16).collect::<Vec<_>>(), "written in item order");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_panicking_item_is_an_error_and_the_items_before_it_are_saved() {
+        let dir = std::env::temp_dir().join(format!("tessera-pipeline-panic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let samples = samples();
+        let output = dir.join("out.bin");
+        let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {
+            assert!(i != 7, "a bug at item 7");
+            Ok(vec![Record { pos: samples[i].pos.clone(), score: i as i16, result: 1 }])
+        })
+        .unwrap_err();
+        assert!(err.contains("item 7") && err.contains("panicked"), "{err}");
+        assert_eq!(read_progress(&output).unwrap(), Some((7, 7 * 32)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
