@@ -315,11 +315,22 @@ mod tests {
         (0..n).map(|_| Box::new(Fake { fail_after, seen: 0 }) as Box<dyn Labeller>).collect()
     }
 
-    #[test]
-    fn an_interrupted_run_resumes_to_the_same_output() {
-        let dir = std::env::temp_dir().join(format!("tessera-pipeline-{}", std::process::id()));
+    /// An empty folder of this test process's own.
+    fn fresh_dir(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tessera-pipeline-{tag}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Item `i`'s record: its score is `i`, so the order of a file shows.
+    fn numbered(samples: &[Listed], i: usize) -> Record {
+        Record { pos: samples[i].pos.clone(), score: i as i16, result: 1 }
+    }
+
+    #[test]
+    fn an_interrupted_run_resumes_to_the_same_output() {
+        let dir = fresh_dir("");
         let samples = samples();
         let whole = dir.join("whole.bin");
         let outcome = label_into(&samples, &mut labellers(3, None), Filters::default(), &whole, 4).unwrap();
@@ -344,13 +355,8 @@ mod tests {
 
     #[test]
     fn a_slow_item_holds_up_only_its_own_worker() {
-        let dir = std::env::temp_dir().join(format!("tessera-pipeline-slow-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let record = |i: usize| {
-            let samples = samples();
-            Record { pos: samples[i].pos.clone(), score: i as i16, result: 1 }
-        };
+        let dir = fresh_dir("slow-");
+        let samples = samples();
         // Item 0 finishes only once every other item has: with fixed blocks
         // (each worker's share of a block awaited) this would never end.
         let items = 20;
@@ -366,7 +372,7 @@ mod tests {
             } else {
                 others_done.fetch_add(1, Ordering::SeqCst);
             }
-            Ok(vec![record(i)])
+            Ok(vec![numbered(&samples, i)])
         })
         .unwrap();
         assert_eq!((outcome.labelled, outcome.written, outcome.interrupted), (items, items, false));
@@ -378,14 +384,12 @@ mod tests {
 
     #[test]
     fn a_panicking_item_is_an_error_and_the_items_before_it_are_saved() {
-        let dir = std::env::temp_dir().join(format!("tessera-pipeline-panic-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = fresh_dir("panic-");
         let samples = samples();
         let output = dir.join("out.bin");
         let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {
             assert!(i != 7, "a bug at item 7");
-            Ok(vec![Record { pos: samples[i].pos.clone(), score: i as i16, result: 1 }])
+            Ok(vec![numbered(&samples, i)])
         })
         .unwrap_err();
         assert!(err.contains("item 7") && err.contains("panicked"), "{err}");

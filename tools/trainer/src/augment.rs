@@ -68,18 +68,28 @@ pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, Mirror
 fn extend_with_mirrors<T: Send + Sync>(
     samples: &mut Vec<T>,
     mirror: impl Fn(&T) -> Option<T> + Sync,
-    key_position: impl Fn(&T) -> Chess,
+    key_position: impl Fn(&T) -> Chess + Sync,
     exclude: &HashSet<u64>,
     report: &mut MirrorReport,
 ) {
-    let mut seen: HashSet<u64> = samples.iter().map(|s| key(&key_position(s))).collect();
-    let mirrors: Vec<Option<T>> = samples.par_iter().map(&mirror).collect();
+    // Keys in the parallel passes: a packed sample's position is rebuilt to
+    // be hashed, too slow for the serial loop at tens of millions.
+    let keys: Vec<u64> = samples.par_iter().map(|s| key(&key_position(s))).collect();
+    let mut seen: HashSet<u64> = keys.into_iter().collect();
+    let mirrors: Vec<Option<(T, u64)>> = samples
+        .par_iter()
+        .map(|s| {
+            mirror(s).map(|m| {
+                let k = key(&key_position(&m));
+                (m, k)
+            })
+        })
+        .collect();
     for m in mirrors {
-        let Some(m) = m else {
+        let Some((m, k)) = m else {
             report.castling += 1;
             continue;
         };
-        let k = key(&key_position(&m));
         if exclude.contains(&k) || !seen.insert(k) {
             report.present += 1;
         } else {
