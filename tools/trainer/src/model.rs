@@ -734,6 +734,7 @@ fn chunk_passes<const FMA: bool>(
 /// `kernels::hidden_input_gradient` writes them, in runs that lie in one
 /// half of the accumulator (a slice is 64 wide, inside a half, or the whole
 /// accumulator of a narrow net).
+#[inline(always)]
 fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &mut [&mut [f32]]) {
     let m = acc.len() / 2;
     let half = m / 2;
@@ -752,8 +753,10 @@ fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &m
                 let own = &acc[start..][..run];
                 let other = &acc[partner..][..run];
                 let d = &dact[product..][..run];
+                // Branch-free (`&`, not `&&`) so that the loop vectorizes.
                 for t in 0..run {
-                    out[t] = if passes(own[t]) { d[t] * PAIRWISE_SCALE * clipped(other[t]) } else { 0.0 };
+                    let g = d[t] * PAIRWISE_SCALE * clipped(other[t]);
+                    out[t] = if (own[t] > 0.0) & (own[t] < 1.0) { g } else { 0.0 };
                 }
             }
         }
