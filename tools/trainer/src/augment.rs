@@ -74,8 +74,7 @@ fn extend_with_mirrors<T: Send + Sync>(
 ) {
     // Keys in the parallel passes: a packed sample's position is rebuilt to
     // be hashed, too slow for the serial loop at tens of millions.
-    let keys: Vec<u64> = samples.par_iter().map(|s| key(&key_position(s))).collect();
-    let mut seen: HashSet<u64> = keys.into_iter().collect();
+    let mut seen: HashSet<u64> = samples.par_iter().map(|s| key(&key_position(s))).collect();
     let mirrors: Vec<Option<(T, u64)>> = samples
         .par_iter()
         .map(|s| {

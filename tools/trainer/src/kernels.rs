@@ -24,8 +24,10 @@ fn use_avx2(m2: usize) -> bool {
     }
 }
 
-fn passes(x: f32) -> bool {
-    x > 0.0 && x < 1.0
+/// Whether the clipped ReLU passes gradient at `x`. Branch-free (`&`, not
+/// `&&`), so that the loops testing it vectorize.
+pub(crate) fn passes(x: f32) -> bool {
+    (x > 0.0) & (x < 1.0)
 }
 
 /// `z[r][k] = bias[k] + w[k] · act[r]` for each row `r`.

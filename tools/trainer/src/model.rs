@@ -23,7 +23,7 @@ use tessera::nnue::format::{DEFAULT_SCALES, Shape, output_bucket};
 use tessera::nnue::network::{FloatNetwork, PAIRWISE_SCALE, pairwise_products};
 
 use crate::batch::Batch;
-use crate::kernels;
+use crate::kernels::{self, passes};
 use crate::loss::Objective;
 
 /// Positions per parallel work item (a multiple of every objective's group).
@@ -462,11 +462,6 @@ fn clipped(x: f32) -> f32 {
     x.clamp(0.0, 1.0)
 }
 
-/// Whether the clipped ReLU passes gradient at `x`.
-fn passes(x: f32) -> bool {
-    x > 0.0 && x < 1.0
-}
-
 /// `a · b + c`, fused where the kernel is compiled for FMA (`mul_add`
 /// without the instruction would be a slow library call).
 #[inline(always)]
@@ -753,10 +748,8 @@ fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &m
                 let own = &acc[start..][..run];
                 let other = &acc[partner..][..run];
                 let d = &dact[product..][..run];
-                // Branch-free (`&`, not `&&`) so that the loop vectorizes.
                 for t in 0..run {
-                    let g = d[t] * PAIRWISE_SCALE * clipped(other[t]);
-                    out[t] = if (own[t] > 0.0) & (own[t] < 1.0) { g } else { 0.0 };
+                    out[t] = if passes(own[t]) { d[t] * PAIRWISE_SCALE * clipped(other[t]) } else { 0.0 };
                 }
             }
         }
