@@ -24,6 +24,23 @@ fn use_avx2(m2: usize) -> bool {
     }
 }
 
+/// Whether the CPU has the AVX-512 subsets the 16-lane paths use (F and
+/// BW) beside AVX2 and FMA; checked once.
+pub(crate) fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX512.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Whether the clipped ReLU passes gradient at `x`. Branch-free (`&`, not
 /// `&&`), so that the loops testing it vectorize.
 pub(crate) fn passes(x: f32) -> bool {
@@ -50,6 +67,11 @@ pub fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[us
     let m2 = g.len() / o;
     check(g, act, rows, o, m2);
     assert!(rows.iter().all(|&r| (r + 1) * o <= dz.len()));
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) && avx512() {
+        // SAFETY: as in `hidden_forward`, and the CPU has AVX-512 F and BW.
+        return unsafe { avx512::hidden_weight_gradient(g, dz, act, rows, o) };
+    }
     #[cfg(target_arch = "x86_64")]
     if use_avx2(m2) {
         // SAFETY: as in `hidden_forward`.
@@ -78,6 +100,11 @@ pub fn hidden_input_gradient(
     assert!(width * slices * 2 == m2 && out.len() == slices, "{slices} slices of {width}");
     assert!(rows.iter().all(|&r| (r + 1) * o <= dz.len() && out.iter().all(|s| (2 * r + 2) * width <= s.len())));
     #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) && width.is_multiple_of(16) && avx512() {
+        // SAFETY: as for the AVX2 kernel below, and the CPU has AVX-512 F and BW.
+        return unsafe { avx512::hidden_input_gradient(w, dz, acc, rows, o, out, width) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if use_avx2(m2) && width.is_multiple_of(16) {
         // SAFETY: as in `hidden_forward`; 16-input blocks never straddle
         // a slice (width a multiple of 16).
@@ -90,6 +117,32 @@ pub fn hidden_input_gradient(
 fn place(j: usize, r: usize, m: usize, width: usize) -> (usize, usize) {
     let (k, c) = (j / m, j % m);
     (c / width, (2 * r + k) * width + c % width)
+}
+
+/// A block of 16 inputs of the accumulator gradient: from input `j`,
+/// written to `out` (its column slice), row r's at `start + r · stride`
+/// (`place` for row 0, and a row spans both perspectives).
+#[cfg(target_arch = "x86_64")]
+struct Block<'a> {
+    j: usize,
+    out: &'a mut [f32],
+    start: usize,
+    stride: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Block<'a> {
+    /// The block of 16 inputs from `j` of a net with `m2` inputs and column
+    /// slices of `width`, in its slice of `out`.
+    fn new(j: usize, m2: usize, width: usize, out: &'a mut [&mut [f32]]) -> Block<'a> {
+        let (slice, start) = place(j, 0, m2 / 2, width);
+        Block { j, out: &mut *out[slice], start, stride: 2 * width }
+    }
+
+    /// Where row `r`'s 16 values start in `out`.
+    fn at(&self, r: usize) -> usize {
+        self.start + r * self.stride
+    }
 }
 
 fn check(w: &[f32], per_position: &[f32], rows: &[usize], o: usize, m2: usize) {
@@ -141,6 +194,7 @@ pub fn hidden_input_gradient_scalar(
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    use super::Block;
     use std::arch::x86_64::*;
 
     /// The sum of a vector's lanes.
@@ -296,10 +350,7 @@ mod avx2 {
     ) {
         let m2 = w.len() / o;
         for j in (0..m2).step_by(16) {
-            // Where the block goes: one slice, row 0's place in it, and each
-            // further row 2 × width on.
-            let (slice, start) = super::place(j, 0, m2 / 2, width);
-            let mut block = Block { j, out: &mut *out[slice], start, stride: 2 * width };
+            let mut block = Block::new(j, m2, width, out);
             // Six rows at a time: 12 sums in registers hide the multiply-adds'
             // latency (8 did not quite), and each weight loaded serves six.
             let mut sixes = rows.chunks_exact(6);
@@ -316,23 +367,6 @@ mod avx2 {
                 // SAFETY: as above.
                 unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
             }
-        }
-    }
-
-    /// A block of 16 inputs of the accumulator gradient: from input `j`,
-    /// written to `out` (its column slice), row r's at `start + r · stride`
-    /// (`super::place` for row 0, and a row spans both perspectives).
-    struct Block<'a> {
-        j: usize,
-        out: &'a mut [f32],
-        start: usize,
-        stride: usize,
-    }
-
-    impl Block<'_> {
-        /// Where row `r`'s 16 values start in `out`.
-        fn at(&self, r: usize) -> usize {
-            self.start + r * self.stride
         }
     }
 
@@ -380,6 +414,158 @@ mod avx2 {
     }
 }
 
+/// The two gradient kernels in 16-lane registers: a block of 16 inputs is
+/// one register. Each result is a chain of multiply-adds taken element by
+/// element in the AVX2 kernels' order (over the rows for the weight
+/// gradient, over the neurons for the input gradient), and the products they
+/// skip are exact zeros, so the results are the AVX2 kernels' bit for bit.
+/// The forward pass stays on AVX2: its dot products sum across lanes, and
+/// wider lanes would sum in another order.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::Block;
+    use std::arch::x86_64::*;
+
+    /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
+    /// every row in bounds.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    pub unsafe fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
+        let m2 = g.len() / o;
+        // Two blocks of 16 inputs at a time: four neurons × two registers
+        // keep eight multiply-add chains in flight, as the AVX2 tile does,
+        // with the same four-neuron test for rows that pass nothing.
+        let mut j = 0;
+        while j < m2 {
+            let blocks = if j + 32 <= m2 { 2 } else { 1 };
+            let mut k = 0;
+            while k + 4 <= o {
+                // SAFETY: the caller's promise, passed on.
+                unsafe {
+                    match blocks {
+                        2 => weight_gradient_tile::<4, 2>(g, dz, act, rows, o, k, j),
+                        _ => weight_gradient_tile::<4, 1>(g, dz, act, rows, o, k, j),
+                    }
+                }
+                k += 4;
+            }
+            while k < o {
+                // SAFETY: as above.
+                unsafe {
+                    match blocks {
+                        2 => weight_gradient_tile::<1, 2>(g, dz, act, rows, o, k, j),
+                        _ => weight_gradient_tile::<1, 1>(g, dz, act, rows, o, k, j),
+                    }
+                }
+                k += 1;
+            }
+            j += 16 * blocks;
+        }
+    }
+
+    /// N neurons (from k) × B blocks of 16 inputs (from j) of the gradient
+    /// in registers while the rows go by.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn weight_gradient_tile<const N: usize, const B: usize>(
+        g: &mut [f32],
+        dz: &[f32],
+        act: &[f32],
+        rows: &[usize],
+        o: usize,
+        k: usize,
+        j: usize,
+    ) {
+        let m2 = g.len() / o;
+        let out: [*mut f32; N] = std::array::from_fn(|i| g[(k + i) * m2 + j..][..16 * B].as_mut_ptr());
+        // SAFETY: each pointer starts 16·B floats inside g.
+        let mut s: [[__m512; B]; N] =
+            std::array::from_fn(|i| std::array::from_fn(|b| unsafe { _mm512_loadu_ps(out[i].add(16 * b)) }));
+        for &r in rows {
+            let d = &dz[r * o + k..][..N];
+            if d.iter().all(|&d| d == 0.0) {
+                continue;
+            }
+            let a = act[r * m2 + j..][..16 * B].as_ptr();
+            // SAFETY: a points at 16·B floats of act.
+            let av: [__m512; B] = std::array::from_fn(|b| unsafe { _mm512_loadu_ps(a.add(16 * b)) });
+            for i in 0..N {
+                let di = _mm512_set1_ps(d[i]);
+                for b in 0..B {
+                    s[i][b] = _mm512_fmadd_ps(di, av[b], s[i][b]);
+                }
+            }
+        }
+        for (out, s) in out.iter().zip(s) {
+            for (b, s) in s.into_iter().enumerate() {
+                // SAFETY: as for the loads.
+                unsafe { _mm512_storeu_ps(out.add(16 * b), s) };
+            }
+        }
+    }
+
+    /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M and the width
+    /// multiples of 16, every row in bounds.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    pub unsafe fn hidden_input_gradient(
+        w: &[f32],
+        dz: &[f32],
+        acc: &[f32],
+        rows: &[usize],
+        o: usize,
+        out: &mut [&mut [f32]],
+        width: usize,
+    ) {
+        let m2 = w.len() / o;
+        for j in (0..m2).step_by(16) {
+            let mut block = Block::new(j, m2, width, out);
+            // Eight rows at a time: eight multiply-add chains in flight, each
+            // weight register loaded once for all of them.
+            let mut eights = rows.chunks_exact(8);
+            for q in &mut eights {
+                // SAFETY: the caller's promise, passed on.
+                unsafe { input_gradient_rows::<8>(w, dz, acc, q.try_into().expect("8 rows"), o, &mut block) };
+            }
+            for &r in eights.remainder() {
+                // SAFETY: as above.
+                unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
+            }
+        }
+    }
+
+    /// R rows × 16 inputs (the block's) of the result in registers while
+    /// the neurons go by.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn input_gradient_rows<const R: usize>(
+        w: &[f32],
+        dz: &[f32],
+        acc: &[f32],
+        rows: [usize; R],
+        o: usize,
+        block: &mut Block,
+    ) {
+        let (j, m2) = (block.j, w.len() / o);
+        let mut s = [_mm512_setzero_ps(); R];
+        for k in 0..o {
+            if rows.iter().all(|&r| dz[r * o + k] == 0.0) {
+                continue;
+            }
+            // SAFETY: 16 floats of w.
+            let wk = unsafe { _mm512_loadu_ps(w[k * m2 + j..][..16].as_ptr()) };
+            for i in 0..R {
+                s[i] = _mm512_fmadd_ps(_mm512_set1_ps(dz[rows[i] * o + k]), wk, s[i]);
+            }
+        }
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
+        for i in 0..R {
+            // SAFETY: 16 floats of acc.
+            let x = unsafe { _mm512_loadu_ps(acc[rows[i] * m2 + j..][..16].as_ptr()) };
+            let live = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, one);
+            let at = block.at(rows[i]);
+            // SAFETY: 16 floats of the slice.
+            unsafe { _mm512_storeu_ps(block.out[at..][..16].as_mut_ptr(), _mm512_maskz_mov_ps(live, s[i])) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,7 +581,54 @@ mod tests {
         }
     }
 
-    /// The dispatching kernels (AVX2 where the CPU has it) against their
+    /// The 16-lane gradient kernels give the AVX2 kernels' results bit for
+    /// bit (where the CPU has AVX-512), with some neurons' gradients zero as
+    /// the clipped ReLU leaves them, over shapes that leave remainders.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_gradients_are_the_avx2_gradients_bit_for_bit() {
+        if !avx512() {
+            eprintln!("skipped: this CPU has no AVX-512");
+            return;
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        let mut rng = Rng::new(11);
+        for (o, m2, count) in [(32, 1024, 21), (7, 48, 13), (5, 32, 3), (4, 96, 9)] {
+            let w = random(o * m2, &mut rng, -1.0, 1.0);
+            let acc = random(count * m2, &mut rng, -0.5, 1.5);
+            let act: Vec<f32> = acc.iter().map(|a| a.clamp(0.0, 1.0)).collect();
+            let dz: Vec<f32> =
+                random(count * o, &mut rng, -1.5, 1.5).iter().map(|&d| if d.abs() > 0.5 { 0.0 } else { d }).collect();
+            let rows: Vec<usize> = (0..count).rev().collect();
+
+            let start = random(o * m2, &mut rng, -1.0, 1.0);
+            let (mut g, mut g2) = (start.clone(), start);
+            // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (checked
+            // above); m2 is a multiple of 16 and every row is in bounds.
+            unsafe {
+                avx512::hidden_weight_gradient(&mut g, &dz, &act, &rows, o);
+                avx2::hidden_weight_gradient(&mut g2, &dz, &act, &rows, o);
+            }
+            assert_eq!(bits(&g), bits(&g2), "weight gradient, {o} × {m2}");
+
+            // The input gradient's blocks of 16 must not straddle a slice.
+            if !(m2 / 2).is_multiple_of(16) {
+                continue;
+            }
+            let width = 16;
+            let (mut d, mut d2) = (vec![9.0; count * m2], vec![9.0; count * m2]);
+            let mut views: Vec<&mut [f32]> = d.chunks_mut(count * 2 * width).collect();
+            let mut views2: Vec<&mut [f32]> = d2.chunks_mut(count * 2 * width).collect();
+            // SAFETY: as above, and the width is a multiple of 16.
+            unsafe {
+                avx512::hidden_input_gradient(&w, &dz, &acc, &rows, o, &mut views, width);
+                avx2::hidden_input_gradient(&w, &dz, &acc, &rows, o, &mut views2, width);
+            }
+            assert_eq!(bits(&d), bits(&d2), "input gradient, {o} × {m2}");
+        }
+    }
+
+    /// The dispatching kernels (AVX-512 or AVX2 where the CPU has it) against their
     /// scalar twins, over shapes that leave remainders: rows not a multiple
     /// of 4, neurons not a multiple of 2 or 4.
     #[test]

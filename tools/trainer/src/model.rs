@@ -413,10 +413,24 @@ impl ByFeature {
 /// its active features.
 fn scatter_slice(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
+    if kernels::avx512() {
+        // SAFETY: the CPU has AVX-512 (F, BW), AVX2 and FMA (`kernels::avx512`).
+        return unsafe { scatter_slice_avx512(by_feature, dacc, gw, gb) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
         return unsafe { scatter_slice_avx2(by_feature, dacc, gw, gb) };
     }
+    scatter_slice_generic(by_feature, dacc, gw, gb)
+}
+
+/// The same code in 16-lane registers. Every sum is taken element by
+/// element in the same order at any width, so the result is the AVX2
+/// path's bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+fn scatter_slice_avx512(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
     scatter_slice_generic(by_feature, dacc, gw, gb)
 }
 
@@ -521,6 +535,11 @@ fn run_chunk_with(
     buffers: &mut ChunkBuffers,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
+    if kernels::avx512() {
+        // SAFETY: the CPU has AVX-512 (F, BW), AVX2 and FMA (`kernels::avx512`).
+        return unsafe { run_chunk_avx512(model, batch, objective, range, grads, buffers) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
         return unsafe { run_chunk_avx2(model, batch, objective, range, grads, buffers) };
@@ -532,6 +551,23 @@ fn run_chunk_with(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn run_chunk_avx2(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+    buffers: &mut ChunkBuffers,
+) -> f64 {
+    chunk_passes::<true>(model, batch, objective, range, grads, buffers)
+}
+
+/// The same code in 16-lane registers: the element-wise loops (the feature
+/// transformer's row sums, the activations, the pairwise gradient) give the
+/// same bits at any width, and the reductions (`dot`, the output sums) keep
+/// their order, so the result is the AVX2 path's bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+fn run_chunk_avx512(
     model: &Model,
     batch: &Batch,
     objective: &Objective,
