@@ -53,6 +53,11 @@ pub fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &
     check(w, act, rows, o, m2);
     assert!(rows.iter().all(|&r| (r + 1) * o <= z.len()));
     #[cfg(target_arch = "x86_64")]
+    if use_avx2(m2) && avx512() {
+        // SAFETY: as below, and the CPU has AVX-512 F and BW.
+        return unsafe { avx512::hidden_forward(w, bias, act, rows, z) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if use_avx2(m2) {
         // SAFETY: the CPU has AVX2 and FMA and 2M is a multiple of 16
         // (`use_avx2`); every row read or written is inside its slice
@@ -199,7 +204,7 @@ mod avx2 {
 
     /// The sum of a vector's lanes.
     #[target_feature(enable = "avx2,fma")]
-    fn sum(v: __m256) -> f32 {
+    pub(super) fn sum(v: __m256) -> f32 {
         let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
         _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
@@ -211,7 +216,11 @@ mod avx2 {
     /// SAFETY (for callers): AVX2 and FMA present; `a` and `w` point at
     /// `m2` readable floats each, `m2` a multiple of 8.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dots<const R: usize, const C: usize>(a: [*const f32; R], w: [*const f32; C], m2: usize) -> [[f32; C]; R] {
+    pub(super) unsafe fn dots<const R: usize, const C: usize>(
+        a: [*const f32; R],
+        w: [*const f32; C],
+        m2: usize,
+    ) -> [[f32; C]; R] {
         let mut s = [[_mm256_setzero_ps(); C]; R];
         for j in (0..m2).step_by(8) {
             // SAFETY: j + 8 <= m2, inside every row (the caller's promise).
@@ -414,17 +423,103 @@ mod avx2 {
     }
 }
 
-/// The two gradient kernels in 16-lane registers: a block of 16 inputs is
-/// one register. Each result is a chain of multiply-adds taken element by
+/// The three kernels in 16-lane registers, each giving the AVX2 kernel's
+/// results bit for bit. In the gradients a block of 16 inputs is one
+/// register, and each result is a chain of multiply-adds taken element by
 /// element in the AVX2 kernels' order (over the rows for the weight
-/// gradient, over the neurons for the input gradient), and the products they
-/// skip are exact zeros, so the results are the AVX2 kernels' bit for bit.
-/// The forward pass stays on AVX2: its dot products sum across lanes, and
-/// wider lanes would sum in another order.
+/// gradient, over the neurons for the input gradient); the products they
+/// skip are exact zeros. The forward pass's dot products run in 8 lanes as
+/// in AVX2, two neurons to a register (one in each half), and each half is
+/// summed across its lanes as the AVX2 kernel sums its register.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Block;
+    use super::avx2::{dots, sum};
     use std::arch::x86_64::*;
+
+    /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
+    /// every row in bounds.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    pub unsafe fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
+        let (o, m2) = (bias.len(), w.len() / bias.len());
+        let row = |k: usize| w[k * m2..][..m2].as_ptr();
+        let mut quads = rows.chunks_exact(4);
+        for q in &mut quads {
+            let a = [q[0], q[1], q[2], q[3]].map(|r| act[r * m2..][..m2].as_ptr());
+            let mut k = 0;
+            while k + 4 <= o {
+                // SAFETY: four rows of act and four of w, each m2 long.
+                let s = unsafe { pair_dots(a, [row(k), row(k + 1), row(k + 2), row(k + 3)], m2) };
+                for (&r, s) in q.iter().zip(s) {
+                    for (c, s) in s.into_iter().enumerate() {
+                        z[r * o + k + c] = bias[k + c] + s;
+                    }
+                }
+                k += 4;
+            }
+            // The neurons left, one at a time in AVX2.
+            for k in k..o {
+                // SAFETY: four rows of act and one of w, each m2 long.
+                let s = unsafe { dots::<4, 1>(a, [row(k)], m2) };
+                for (&r, s) in q.iter().zip(s) {
+                    z[r * o + k] = bias[k] + s[0];
+                }
+            }
+        }
+        for &r in quads.remainder() {
+            for k in 0..o {
+                // SAFETY: one row of act and one of w, each m2 long.
+                let s = unsafe { dots::<1, 1>([act[r * m2..][..m2].as_ptr()], [row(k)], m2) };
+                z[r * o + k] = bias[k] + s[0][0];
+            }
+        }
+    }
+
+    /// The 4 × 4 dot products of four rows of `act` with four rows of `w`,
+    /// in 8 lanes each: neurons 0 and 1 share a register (one a half), as
+    /// do 2 and 3, and every row's 8 inputs fill both halves.
+    ///
+    /// SAFETY (for callers): AVX-512 F, AVX2 and FMA present; `a` and `w`
+    /// point at `m2` readable floats each, `m2` a multiple of 8.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn pair_dots(a: [*const f32; 4], w: [*const f32; 4], m2: usize) -> [[f32; 4]; 4] {
+        let mut s = [[_mm512_setzero_ps(); 2]; 4];
+        for j in (0..m2).step_by(8) {
+            // SAFETY: j + 8 <= m2, inside every row (the caller's promise).
+            let wv = unsafe { [pair(w[0].add(j), w[1].add(j)), pair(w[2].add(j), w[3].add(j))] };
+            for r in 0..4 {
+                // SAFETY: as above.
+                let av = unsafe { pair(a[r].add(j), a[r].add(j)) };
+                s[r][0] = _mm512_fmadd_ps(av, wv[0], s[r][0]);
+                s[r][1] = _mm512_fmadd_ps(av, wv[1], s[r][1]);
+            }
+        }
+        let mut out = [[0.0; 4]; 4];
+        for (out, [first, second]) in out.iter_mut().zip(s) {
+            let ((a, b), (c, d)) = (halves(first), halves(second));
+            *out = [sum(a), sum(b), sum(c), sum(d)];
+        }
+        out
+    }
+
+    /// 8 floats at `low` and 8 at `high` in one register, in that order.
+    ///
+    /// SAFETY (for callers): AVX-512 F present; 8 readable floats at each.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn pair(low: *const f32, high: *const f32) -> __m512 {
+        // SAFETY: the caller's promise.
+        let (low, high) = unsafe { (_mm256_loadu_ps(low), _mm256_loadu_ps(high)) };
+        let joined = _mm512_insertf64x4::<1>(_mm512_castpd256_pd512(_mm256_castps_pd(low)), _mm256_castps_pd(high));
+        _mm512_castpd_ps(joined)
+    }
+
+    /// A register's low and high 8 floats.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    fn halves(v: __m512) -> (__m256, __m256) {
+        (_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v))))
+    }
 
     /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
     /// every row in bounds.
@@ -581,19 +676,20 @@ mod tests {
         }
     }
 
-    /// The 16-lane gradient kernels give the AVX2 kernels' results bit for
-    /// bit (where the CPU has AVX-512), with some neurons' gradients zero as
-    /// the clipped ReLU leaves them, over shapes that leave remainders.
+    /// The 16-lane kernels give the AVX2 kernels' results bit for bit (where
+    /// the CPU has AVX-512), with some neurons' gradients zero as the clipped
+    /// ReLU leaves them, over shapes that leave remainders (rows not a
+    /// multiple of 4 or 8, neurons not a multiple of 4, inputs not of 32).
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx512_gradients_are_the_avx2_gradients_bit_for_bit() {
+    fn avx512_kernels_are_the_avx2_kernels_bit_for_bit() {
         if !avx512() {
             eprintln!("skipped: this CPU has no AVX-512");
             return;
         }
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
         let mut rng = Rng::new(11);
-        for (o, m2, count) in [(32, 1024, 21), (7, 48, 13), (5, 32, 3), (4, 96, 9)] {
+        for (o, m2, count) in [(32, 1024, 21), (7, 48, 13), (5, 32, 3), (4, 96, 9), (6, 16, 7)] {
             let w = random(o * m2, &mut rng, -1.0, 1.0);
             let acc = random(count * m2, &mut rng, -0.5, 1.5);
             let act: Vec<f32> = acc.iter().map(|a| a.clamp(0.0, 1.0)).collect();
@@ -601,10 +697,19 @@ mod tests {
                 random(count * o, &mut rng, -1.5, 1.5).iter().map(|&d| if d.abs() > 0.5 { 0.0 } else { d }).collect();
             let rows: Vec<usize> = (0..count).rev().collect();
 
-            let start = random(o * m2, &mut rng, -1.0, 1.0);
-            let (mut g, mut g2) = (start.clone(), start);
+            let bias = random(o, &mut rng, -1.0, 1.0);
+            let (mut z, mut z2) = (vec![0.0; count * o], vec![0.0; count * o]);
             // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (checked
             // above); m2 is a multiple of 16 and every row is in bounds.
+            unsafe {
+                avx512::hidden_forward(&w, &bias, &act, &rows, &mut z);
+                avx2::hidden_forward(&w, &bias, &act, &rows, &mut z2);
+            }
+            assert_eq!(bits(&z), bits(&z2), "forward, {o} × {m2}");
+
+            let start = random(o * m2, &mut rng, -1.0, 1.0);
+            let (mut g, mut g2) = (start.clone(), start);
+            // SAFETY: as above.
             unsafe {
                 avx512::hidden_weight_gradient(&mut g, &dz, &act, &rows, o);
                 avx2::hidden_weight_gradient(&mut g2, &dz, &act, &rows, o);
