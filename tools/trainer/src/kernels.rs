@@ -239,12 +239,45 @@ mod avx2 {
     /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { forward(w, bias, act, rows, z, None) }
+    }
+
+    /// Four rows' dot products with four neurons' weights, each as [`dots`]
+    /// computes it (a wider kernel's).
+    pub(super) type QuadDots = unsafe fn([*const f32; 4], [*const f32; 4], usize) -> [[f32; 4]; 4];
+
+    /// The forward pass, four rows at a time: neurons four at a time by
+    /// `quad` if given, then in pairs and singles.
+    ///
+    /// SAFETY (for callers): as for `hidden_forward`, and `quad` may be
+    /// called where it runs.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn forward(
+        w: &[f32],
+        bias: &[f32],
+        act: &[f32],
+        rows: &[usize],
+        z: &mut [f32],
+        quad: Option<QuadDots>,
+    ) {
         let (o, m2) = (bias.len(), w.len() / bias.len());
         let row = |k: usize| w[k * m2..][..m2].as_ptr();
         let mut quads = rows.chunks_exact(4);
         for q in &mut quads {
             let a = [q[0], q[1], q[2], q[3]].map(|r| act[r * m2..][..m2].as_ptr());
             let mut k = 0;
+            if let Some(quad) = quad {
+                while k + 4 <= o {
+                    // SAFETY: four rows of act and four of w, each m2 long;
+                    // the caller vouches for the kernel.
+                    let s = unsafe { quad(a, [row(k), row(k + 1), row(k + 2), row(k + 3)], m2) };
+                    for (&r, s) in q.iter().zip(s) {
+                        z[r * o + k..][..4].iter_mut().zip(&bias[k..k + 4]).zip(s).for_each(|((z, b), s)| *z = b + s);
+                    }
+                    k += 4;
+                }
+            }
             while k + 2 <= o {
                 // SAFETY: four rows of act and two of w, each m2 long.
                 let s = unsafe { dots::<4, 2>(a, [row(k), row(k + 1)], m2) };
@@ -434,45 +467,15 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Block;
-    use super::avx2::{dots, sum};
+    use super::avx2::{forward, sum};
     use std::arch::x86_64::*;
 
     /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
     /// every row in bounds.
     #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
     pub unsafe fn hidden_forward(w: &[f32], bias: &[f32], act: &[f32], rows: &[usize], z: &mut [f32]) {
-        let (o, m2) = (bias.len(), w.len() / bias.len());
-        let row = |k: usize| w[k * m2..][..m2].as_ptr();
-        let mut quads = rows.chunks_exact(4);
-        for q in &mut quads {
-            let a = [q[0], q[1], q[2], q[3]].map(|r| act[r * m2..][..m2].as_ptr());
-            let mut k = 0;
-            while k + 4 <= o {
-                // SAFETY: four rows of act and four of w, each m2 long.
-                let s = unsafe { pair_dots(a, [row(k), row(k + 1), row(k + 2), row(k + 3)], m2) };
-                for (&r, s) in q.iter().zip(s) {
-                    for (c, s) in s.into_iter().enumerate() {
-                        z[r * o + k + c] = bias[k + c] + s;
-                    }
-                }
-                k += 4;
-            }
-            // The neurons left, one at a time in AVX2.
-            for k in k..o {
-                // SAFETY: four rows of act and one of w, each m2 long.
-                let s = unsafe { dots::<4, 1>(a, [row(k)], m2) };
-                for (&r, s) in q.iter().zip(s) {
-                    z[r * o + k] = bias[k] + s[0];
-                }
-            }
-        }
-        for &r in quads.remainder() {
-            for k in 0..o {
-                // SAFETY: one row of act and one of w, each m2 long.
-                let s = unsafe { dots::<1, 1>([act[r * m2..][..m2].as_ptr()], [row(k)], m2) };
-                z[r * o + k] = bias[k] + s[0][0];
-            }
-        }
+        // SAFETY: the caller's promise, and this CPU runs `pair_dots`.
+        unsafe { forward(w, bias, act, rows, z, Some(pair_dots)) }
     }
 
     /// The 4 × 4 dot products of four rows of `act` with four rows of `w`,
