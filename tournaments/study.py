@@ -113,6 +113,11 @@ HELD_OUT = [("tcec-archive.txt.zst", 60_000, "tcec-tail60k.txt"),
             ("sf5k-s14.txt.zst", None, None),
             ("sf5k-r08-s16.txt.zst", None, None)]
 
+# The training positions (after filters and deduplication) of the shared-data
+# experiments' reports in research/ (research/feature-sets.md, "data"): their place
+# on the data-size chart of a study on other data.
+SHARED_POSITIONS = 3_300_000
+
 # `nodes`: the games at a fixed node count (load-immune); `time`: at a fixed
 # time per move (a quiet machine).
 STEPS = ["train", "stats", "speed", "puzzles", "nodes", "time"]
@@ -243,8 +248,9 @@ def validation_loss(study: Path, fs: str) -> str:
 
 def training_facts(study: Path, fs: str) -> dict:
     """From a set's training log: its training positions (after filters, deduplication
-    and mirrors), epochs, samples seen, seconds of the last run, the validation loss
-    of the last epoch, and that of each held-out file (by name)."""
+    and mirrors; `distinct`: before the mirrors), epochs, samples seen, seconds of the
+    last run, the validation loss of the last epoch, and that of each held-out file (by
+    name)."""
     path = study / "logs" / f"train-{fs}.txt"
     text = path.read_text() if path.exists() else ""
     facts: dict = {"per_file": dict(re.findall(r"^validation loss (\S+): (\d\.\d+)$", text, re.M))}
@@ -252,6 +258,8 @@ def training_facts(study: Path, fs: str) -> dict:
         facts["loss"] = losses[-1]
     if m := re.search(r"^(\d+) training samples", text, re.M):
         facts["positions"] = int(m.group(1))
+        mirrors = re.search(r"^mirrors: (\d+) added", text, re.M)
+        facts["distinct"] = facts["positions"] - (int(mirrors.group(1)) if mirrors else 0)
     if m := re.search(r"^--samples \d+: (\d+) epochs, (\d+) samples seen", text, re.M):
         facts["epochs"], facts["seen"] = int(m.group(1)), int(m.group(2))
     if m := re.search(r"^trained \d+ epochs here in ([\d.]+) s", text, re.M):
@@ -268,9 +276,9 @@ def budget_text(budget: dict, study: Path) -> str:
     if "seen" not in facts:
         return f"{budget['samples']:,} samples seen"
     took = f", {facts['seconds'] / 60:.0f} min for `{REFERENCE}` on this machine" if "seconds" in facts else ""
+    mirrored = f", {facts['positions'] / 1e6:.2f} M with the mirrors" if facts["positions"] != facts["distinct"] else ""
     return (f"{facts['seen'] / 1e6:.1f} M samples seen ({facts['epochs']} epochs over "
-            f"{facts['positions'] / 1e6:.2f} M training positions after filters, deduplication"
-            f"{' and mirrors' if budget['mirror'] else ''}{took})")
+            f"{facts['distinct'] / 1e6:.2f} M training positions after filters and deduplication{mirrored}{took})")
 
 
 def per_file_table(sets: list[str], study: Path) -> str:
@@ -598,6 +606,43 @@ def charts(study_label: str, table_rows: list[list[str]], budget: dict, study: P
         elo_chart(name, kind, title, elos, out_dir, trainer_bin)
 
 
+def report_elos(path: Path, column: str) -> dict[str, str]:
+    """Each set's "E ± W" in the named column of a study report (none where the file or
+    the column is missing, or the set has no error bar there)."""
+    lines = [l for l in path.read_text().splitlines() if l.startswith("| ")] if path.exists() else []
+    if not lines or column not in (header := report.cells(lines[0])):
+        return {}
+    at = header.index(column)
+    rows = [report.cells(line) for line in lines[1:]]
+    return {row[0].strip("`"): row[at] for row in rows if len(row) > at and " ± " in row[at]}
+
+
+def size_chart(name: str, report_path: Path, budget: dict, study: Path, out_dir: Path, trainer_bin: Path) -> None:
+    """Each set's Elo against `all` at fixed nodes against the size of its training data:
+    this study's (on data other than the shared files) beside the shared-data experiments'
+    reports in `out_dir` (research/, or DIR with --tiny), one line per set."""
+    facts = training_facts(study, REFERENCE)
+    if "distinct" not in facts:
+        log(f"no chart: {name}-elo-size.png: no training log of `{REFERENCE}` in {study} to size the data")
+        return
+    column = f"Elo vs all, {budget['nodes']} nodes"
+    here = report_elos(report_path, column)
+    shared: dict[str, str] = {}
+    for experiment in EXPERIMENTS:
+        if default_data(experiment) == "shared":
+            for fs, elo in report_elos(out_dir / f"study-{experiment}.md", column).items():
+                shared.setdefault(fs, elo)
+    size, base = facts["distinct"] / 1e6, SHARED_POSITIONS / 1e6
+    lines = [f"{fs}={base:.4g}:{shared[fs]},{size:.4g}:{elo}" if fs in shared else f"{fs}={size:.4g}:{elo}"
+             for fs, elo in here.items()]
+    if not lines:
+        log(f"no chart: {name}-elo-size.png: no set has an Elo with an error bar at {budget['nodes']} nodes yet")
+        return
+    draw(trainer_bin, ["size-chart", "--out", str(out_dir / f"study-{name}-elo-size.png"), "--title",
+                       f"{name}: Elo against all by training data, {budget['nodes']} nodes a move (95% interval)",
+                       *lines])
+
+
 def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
     """One table of every set measured so far: the rows of each experiment's report
     (`all` once), an experiment column first; and its charts: every set's validation
@@ -738,6 +783,8 @@ def main():
     out = (study if args.tiny else ROOT / "research") / f"study-{name}.md"
     table_rows = write_report(args.experiment, name, sets, rows, budget, out, skip, study, results)
     charts(name, table_rows, budget, study, out.parent, trainer_bin, results)
+    if data != "shared":
+        size_chart(name, out, budget, study, out.parent, trainer_bin)
 
 
 if __name__ == "__main__":

@@ -168,6 +168,44 @@ def test_names_carry_the_data_where_it_is_not_the_experiments_own():
                                                "all+mb", "all+mc", "kb4", "kb8", "ka"}
 
 
+def test_the_size_chart_puts_each_set_at_its_data_beside_the_shared_reports(engine_bin, tmp_path, monkeypatch):
+    trainer = Path(engine_bin).with_name("tessera-trainer")
+    if not trainer.exists():
+        pytest.skip(f"{trainer} not built")
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    header = "| set | Elo vs all, 25000 nodes |\n|---|---|\n"
+    (tmp_path / "study-axes.md").write_text(header + "| `all` | 0 |\n| `h+v` | -80.3 ± 34.3 |\n")
+    (tmp_path / "study-king.md").write_text(header + "| `all` | 0 |\n| `kb4` | -10.4 ± 35.0 |\n")
+    scale = tmp_path / "study-scale.md"
+    scale.write_text(header + "| `all` | 0 |\n| `h+v` | -20.0 ± 30.1 |\n| `kb4` | 25.5 ± 29.9 |\n"
+                     "| `ka` | – |\n| `kb8` | -60.0 ± 31.0 |\n")
+    logs = tmp_path / "runs-dir" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "train-all.txt").write_text("mirrors: 24000000 added, 5 already present\n55000000 training samples\n")
+    drawn = []
+    monkeypatch.setattr(study, "draw", lambda bin, cmd: drawn.append(cmd))
+    study.size_chart("scale", scale, {"nodes": 25000}, tmp_path / "runs-dir", tmp_path, trainer)
+    [cmd] = drawn
+    assert cmd[:3] == ["size-chart", "--out", str(tmp_path / "study-scale-elo-size.png")]
+    # 31 M distinct positions (the samples less their mirrors) beside the shared reports' 3.3 M;
+    # a set without an error bar (`ka`) is left out, one the shared reports lack (`kb8`) has one point.
+    assert cmd[5:] == ["h+v=3.3:-80.3 ± 34.3,31:-20.0 ± 30.1", "kb4=3.3:-10.4 ± 35.0,31:25.5 ± 29.9", "kb8=31:-60.0 ± 31.0"]
+    # The chart the trainer draws from these arguments (where a font is found).
+    out = subprocess.run([str(trainer), *cmd], capture_output=True, text=True)
+    if out.returncode == 0:
+        assert (tmp_path / "study-scale-elo-size.png").read_bytes().startswith(b"\x89PNG")
+    else:
+        assert "font" in out.stderr, out.stderr
+    # Without the reference's training log there is nothing to size: no chart, said so.
+    drawn.clear()
+    study.size_chart("scale", scale, {"nodes": 25000}, tmp_path / "elsewhere", tmp_path, trainer)
+    assert drawn == []
+
+
 @pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="no shared training data")
 def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(engine_bin, tmp_path):
     trainer = Path(engine_bin).with_name("tessera-trainer")
@@ -194,8 +232,8 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
     assert "mirrors:" in log, log  # the default net's recipe
     text = (tmp_path / "study" / "study-scale.md").read_text()
     assert "# Feature-set study: scale" in text and "| `kb4` |" in text, text
-    assert re.search(r"Budget: [\d.]+ M samples seen \(\d+ epochs over [\d.]+ M training positions after filters, "
-                     r"deduplication and mirrors", text), text
+    assert re.search(r"Budget: [\d.]+ M samples seen \(\d+ epochs over [\d.]+ M training positions after filters "
+                     r"and deduplication, [\d.]+ M with the mirrors", text), text
     # The runs' folder relative to the repository, as the trainer was given it.
     assert re.search(r" (\.\./)+\S*/gen/\*\.bin`", text), text
 

@@ -1,6 +1,7 @@
 //! Charts that compare runs, for the feature-set study: validation loss per
-//! epoch of several runs on one chart, and Elo with its error bar per set;
-//! and the parameter trace of an SPSA run (tournaments/spsa.py).
+//! epoch of several runs on one chart, Elo with its error bar per set, and
+//! each set's Elo against the size of its training data; and the parameter
+//! trace of an SPSA run (tournaments/spsa.py).
 
 use std::path::PathBuf;
 
@@ -31,6 +32,19 @@ pub struct EloChartArgs {
     #[arg(long, default_value = "Elo against the reference (95% interval)")]
     pub title: String,
     /// `LABEL=ELO±ERROR` (or `LABEL=ELO+-ERROR`), one per set, in the order drawn.
+    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub sets: Vec<String>,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct SizeChartArgs {
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value = "Elo against the reference by training data (95% interval)")]
+    pub title: String,
+    /// `LABEL=SIZE:ELO±ERROR,SIZE:ELO±ERROR,…`, one per set: its Elo at each
+    /// size of training data (millions of positions), one line per set.
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
     pub sets: Vec<String>,
 }
@@ -264,6 +278,79 @@ pub fn elo_chart(args: &EloChartArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// `SIZE:ELO±ERROR,SIZE:ELO±ERROR,…` → (size, elo, error) points, by size.
+pub fn parse_sized_elos(value: &str) -> Result<Vec<(f64, f64, f64)>, Error> {
+    let mut points =
+        value
+            .split(',')
+            .map(|point| {
+                let (size, elo) = point.split_once(':').ok_or_else(|| format!("`{point}`: expected SIZE:ELO±ERROR"))?;
+                let size =
+                    size.trim().parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0).ok_or_else(|| {
+                        format!("`{point}`: the size must be a positive number (millions of positions)")
+                    })?;
+                let (elo, error) = parse_elo(elo)?;
+                Ok((size, elo, error))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(points)
+}
+
+pub fn size_chart(args: &SizeChartArgs) -> Result<(), Error> {
+    plot::register_font()?;
+    let mut sets = Vec::new();
+    for arg in &args.sets {
+        let (label, value) = split_label(arg)?;
+        sets.push((label.to_string(), parse_sized_elos(value)?));
+    }
+    let points = || sets.iter().flat_map(|(_, p)| p.iter());
+    let (mut small, mut large) = points().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+    if large / small < 4.0 {
+        // A range of a few sizes still spans a doubling or two on the axis.
+        (small, large) = ((small * large).sqrt() / 2.0, (small * large).sqrt() * 2.0);
+    }
+    let low = points().map(|p| p.1 - p.2).fold(0.0f64, f64::min);
+    let high = points().map(|p| p.1 + p.2).fold(0.0f64, f64::max);
+    let pad = ((high - low) * 0.05).max(10.0);
+    let root = BitMapBackend::new(&args.out, (1000, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&args.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        // Room on the right for the legend, clear of the last points.
+        .build_cartesian_2d((small / 1.25..large * 4.0).log_scale(), (low - pad)..(high + pad))?;
+    chart
+        .configure_mesh()
+        .x_labels(6)
+        .x_desc("training positions (millions, log scale)")
+        .y_desc("Elo against the reference")
+        .draw()?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        [(small / 1.25, 0.0), (large * 4.0, 0.0)],
+        BLACK.stroke_width(1),
+    )))?;
+    for (i, (label, points)) in sets.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), colour.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(size, elo, error)| ErrorBar::new_vertical(size, elo - error, elo, elo + error, colour, 8)),
+        )?;
+        chart.draw_series(points.iter().map(|&(size, elo, _)| Circle::new((size, elo), 4, colour.filled())))?;
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    root.present()?;
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +366,13 @@ mod tests {
         assert_eq!(parse_elo("0").unwrap(), (0.0, 0.0));
         assert!(parse_elo("lots").is_err());
         assert!(split_label("=1").is_err() && split_label("a").is_err());
+        assert_eq!(
+            parse_sized_elos("31.2:−20 ± 30,3.3:-80.3±34.3").unwrap(),
+            vec![(3.3, -80.3, 34.3), (31.2, -20.0, 30.0)]
+        );
+        assert!(parse_sized_elos("3.3").unwrap_err().to_string().contains("SIZE:ELO"));
+        assert!(parse_sized_elos("0:5±1").unwrap_err().to_string().contains("positive"));
+        assert!(parse_sized_elos("3.3:lots").is_err());
     }
 
     #[test]
@@ -312,6 +406,10 @@ mod tests {
         let out = dir.join("elo.png");
         let sets = vec!["h+v=−384±40".to_string(), "all+pv=5±30".to_string()];
         elo_chart(&EloChartArgs { out: out.clone(), title: "t".into(), sets }).unwrap();
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+        let out = dir.join("size.png");
+        let sets = vec!["h+v=3.3:−80±34,31:−20±30".to_string(), "kb4=3.3:−10±35".to_string()];
+        size_chart(&SizeChartArgs { out: out.clone(), title: "t".into(), sets }).unwrap();
         assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
         let trace = dir.join("trace.csv");
         std::fs::write(&trace, "iteration,a,b,wins\n1,10,0.5,1\n2,12,0.4,0\n").unwrap();

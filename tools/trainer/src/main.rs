@@ -229,6 +229,9 @@ pub enum Command {
     LossChart(charts::LossChartArgs),
     /// Elo with its error bar for several sets (PNG).
     EloChart(charts::EloChartArgs),
+    /// Each set's Elo with its error bar against the size of its training
+    /// data, one line per set (PNG).
+    SizeChart(charts::SizeChartArgs),
     /// Each column of a CSV against its first column, as its move from its
     /// first value (an SPSA run's parameter trace, tournaments/spsa.py; PNG).
     TraceChart(charts::TraceChartArgs),
@@ -243,6 +246,7 @@ fn main() -> ExitCode {
         Some(Command::Weights(w)) => weights::run(w),
         Some(Command::LossChart(c)) => charts::loss_chart(c),
         Some(Command::EloChart(c)) => charts::elo_chart(c),
+        Some(Command::SizeChart(c)) => charts::size_chart(c),
         Some(Command::TraceChart(c)) => charts::trace_chart(c),
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
         None => train::run(&args),
