@@ -1,8 +1,9 @@
 //! The hidden layer's three matrix products over a chunk of positions: the
 //! forward pass, the weight gradient and the gradient reaching the
 //! accumulators. Each has a scalar version (the reference, and the path of
-//! CPUs without AVX2 and FMA) and an AVX2 twin that keeps a tile of the
-//! result in registers so that every vector loaded serves several products.
+//! CPUs without AVX2 and FMA), an AVX2 twin that keeps a tile of the result
+//! in registers so that every vector loaded serves several products, and an
+//! AVX-512 twin giving the AVX2 twin's results bit for bit.
 //!
 //! Shapes: `w` holds O rows of 2M weights; `act`, `acc` and `dacc` 2M values
 //! per position and `z`, `dz` O per position, each indexed by the position's
