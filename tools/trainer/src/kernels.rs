@@ -10,36 +10,30 @@
 //! row number; `rows` lists the positions to work on (those of one output
 //! bucket), in the order their contributions are summed.
 
-/// Whether the AVX2 kernels can run here (and the widths suit them).
-fn use_avx2(m2: usize) -> bool {
+/// Whether the CPU has AVX2 and FMA, which every SIMD path here needs (std
+/// caches the answer).
+pub(crate) fn avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        m2.is_multiple_of(16)
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = m2;
-        false
-    }
-}
-
-/// Whether the CPU has the AVX-512 subsets the 16-lane paths use (F and
-/// BW) beside AVX2 and FMA; checked once.
-pub(crate) fn avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVX512.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-        })
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// Whether the CPU also has the AVX-512 subsets the 16-lane paths use (F and BW).
+pub(crate) fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        avx2() && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Whether the AVX2 kernels can run here (and the widths suit them).
+fn use_avx2(m2: usize) -> bool {
+    m2.is_multiple_of(16) && avx2()
 }
 
 /// Whether the clipped ReLU passes gradient at `x`. Branch-free (`&`, not

@@ -418,8 +418,8 @@ fn scatter_slice(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut 
         return unsafe { scatter_slice_avx512(by_feature, dacc, gw, gb) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+    if kernels::avx2() {
+        // SAFETY: the CPU has AVX2 and FMA (`kernels::avx2`).
         return unsafe { scatter_slice_avx2(by_feature, dacc, gw, gb) };
     }
     scatter_slice_generic(by_feature, dacc, gw, gb)
@@ -540,8 +540,8 @@ fn run_chunk_with(
         return unsafe { run_chunk_avx512(model, batch, objective, range, grads, buffers) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+    if kernels::avx2() {
+        // SAFETY: the CPU has AVX2 and FMA (`kernels::avx2`).
         return unsafe { run_chunk_avx2(model, batch, objective, range, grads, buffers) };
     }
     chunk_passes::<false>(model, batch, objective, range, grads, buffers)
