@@ -190,6 +190,12 @@ struct PlayArgs {
     /// Positions before this ply (from the start of chess) are not kept.
     #[arg(long, default_value_t = 16)]
     min_ply: usize,
+    /// Leave out positions whose side to move has a capture that wins
+    /// material by static exchange (SEE > 0), before sampling and
+    /// labelling: the trainer's default filter (and `convert
+    /// --skip-capture`) drops them, so labelling them is wasted.
+    #[arg(long)]
+    skip_capture: bool,
     /// A UCI engine that re-scores every kept position (e.g. stockfish).
     #[arg(long)]
     label_engine: Option<PathBuf>,
@@ -264,6 +270,7 @@ impl PlayArgs {
             multipv_margin: self.multipv_margin,
             per_game: if self.one_per_game { Some(1) } else { self.per_game },
             min_ply: self.min_ply,
+            skip_capture: self.skip_capture,
             ..SelfPlayConfig::default()
         })
     }

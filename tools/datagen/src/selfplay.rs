@@ -4,20 +4,23 @@
 //! score and, once the game ends, its result.
 //!
 //! Diversity, for data that covers what real games reach: Double Fischer
-//! Random starting arrangements (`dfrc`); random plies after the book line; `random_move_prob`, a uniformly random legal move
-//! instead of the engine's (the position before it is still recorded with
-//! the engine's score); `multipv_pick` K > 1, the move drawn among the
-//! engine's K best lines within `multipv_margin` of the best.
+//! Random starting arrangements (`dfrc`); random plies after the book line;
+//! `random_move_prob`, a uniformly random legal move instead of the
+//! engine's (the position before it is still recorded with the engine's
+//! score); `multipv_pick` K > 1, the move drawn among the engine's K best
+//! lines within `multipv_margin` of the best.
 //!
 //! Sampling: every quiet position from `min_ply` on, or with `per_game` K
 //! only K of them, spread over the game (the game's candidates cut into K
 //! runs of equal length, one drawn from each; K = 1 is the thesis's one
 //! position per game). Cheap games with few positions each give many
-//! distinct games per CPU-hour. A labeller, when given, re-scores the kept
-//! positions with a deeper search (e.g. Stockfish at depth 9); a position
-//! it scores as a mate or whose best move it finds to be a capture or a
-//! promotion is dropped. A game depends only on the seed, its index and
-//! the budgets.
+//! distinct games per CPU-hour. `skip_capture` leaves out, before
+//! sampling and labelling, the positions with a winning capture that the
+//! trainer's filter drops anyway. A labeller, when given, re-scores the
+//! kept positions with a deeper search (e.g. Stockfish at depth 9); a
+//! position it scores as a mate or whose best move it finds to be a
+//! capture or a promotion is dropped. A game depends only on the seed, its
+//! index and the budgets.
 
 use std::collections::HashMap;
 
@@ -29,6 +32,7 @@ use tessera::board::Board;
 use tessera::search::Search;
 
 use crate::dfrc::dfrc_start;
+use crate::filter::has_winning_capture;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
@@ -57,6 +61,10 @@ pub struct SelfPlayConfig {
     /// Positions before this ply (counted from the start of chess, so a
     /// book line's plies count) are not recorded.
     pub min_ply: usize,
+    /// Positions where the side to move has a winning capture
+    /// ([`has_winning_capture`]) are not kept: the trainer's default filter
+    /// drops them, so a labeller's time on them is lost.
+    pub skip_capture: bool,
     /// Win adjudication: |score| at least this for `win_plies` plies in a row.
     pub win_score: i32,
     pub win_plies: usize,
@@ -80,6 +88,7 @@ impl Default for SelfPlayConfig {
             multipv_margin: 50,
             per_game: None,
             min_ply: 16,
+            skip_capture: false,
             win_score: 1500,
             win_plies: 6,
             draw_score: 8,
@@ -203,6 +212,7 @@ pub fn play_game(
             && !pos.is_check()
             && !best.is_capture()
             && !best.is_promotion()
+            && !(config.skip_capture && has_winning_capture(&pos))
         {
             kept.push((pos.clone(), cp));
         }
@@ -410,6 +420,25 @@ mod tests {
         for r in &labelled.records {
             assert!(some.records.iter().any(|s| s.pos == r.pos));
         }
+    }
+
+    #[test]
+    fn skipping_winning_captures_leaves_out_exactly_those_positions() {
+        // Random moves hang pieces, so some kept positions have a winning capture.
+        let all = SelfPlayConfig { nodes: 200, random_move_prob: 0.3, max_plies: 120, ..SelfPlayConfig::default() };
+        let skip = SelfPlayConfig { skip_capture: true, ..all.clone() };
+        let mut player = OwnSearch::new(4);
+        let (mut dropped, mut kept) = (0, 0);
+        for index in 0..4 {
+            let every = play_game(11, index, &all, &[], &mut player, None).unwrap();
+            let quiet = play_game(11, index, &skip, &[], &mut player, None).unwrap();
+            assert_eq!(quiet.plies, every.plies, "the option does not change the game");
+            let expected: Vec<&Record> = every.records.iter().filter(|r| !has_winning_capture(&r.pos)).collect();
+            assert_eq!(quiet.records.iter().collect::<Vec<_>>(), expected);
+            dropped += every.records.len() - quiet.records.len();
+            kept += quiet.records.len();
+        }
+        assert!(dropped > 0 && kept > 0, "{dropped} dropped, {kept} kept");
     }
 
     #[test]

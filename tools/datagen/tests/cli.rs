@@ -66,6 +66,21 @@ fn selfplay_killed_and_resumed_gives_the_uninterrupted_output() {
     assert!(every.len() > 20, "{} positions", every.len());
 }
 
+#[test]
+fn selfplay_skip_capture_keeps_only_what_the_trainer_keeps_and_resumes() {
+    let noisy = ["--nodes", "400", "--random-move-prob", "0.3"];
+    let every = killed_and_resumed("noisy", &noisy);
+    let quiet = killed_and_resumed("skip-capture", &[&noisy[..], &["--skip-capture"]].concat());
+    let has_winning_capture = |line: &String| {
+        let fen = line.split('|').next().unwrap().trim();
+        let pos = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
+        tessera_datagen::filter::has_winning_capture(&pos)
+    };
+    let expected: Vec<&String> = every.iter().filter(|l| !has_winning_capture(l)).collect();
+    assert!(expected.len() < every.len(), "random moves leave pieces hanging");
+    assert_eq!(quiet.iter().collect::<Vec<_>>(), expected, "the same games, those positions left out");
+}
+
 /// Double Fischer Random openings: the games start from the drawn
 /// arrangements (kept here from ply 0), resume to the same records, and a
 /// book beside them is refused.
