@@ -62,7 +62,7 @@ case "${1:-}" in
         # Stockfish children die under the games still being finished.
         timeout --foreground -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
-            --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash \
+            --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash --skip-capture \
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
         [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
         echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
