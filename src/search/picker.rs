@@ -104,28 +104,28 @@ impl MovePicker {
         let color = board.turn();
         let killers = hist.killers(p.ply);
         let counter = hist.counter(p.prev[0]);
-        self.scores = moves
-            .iter()
-            .map(|&m| {
-                if p.tt_move.matches(m) {
-                    TT_MOVE
-                } else if !is_quiet(m) {
-                    let history = if p.use_history { hist.capture_score(color, m) / 16 } else { 0 };
-                    let base = if see_ge(board.pos(), m, 0) { GOOD_CAPTURE } else { BAD_CAPTURE };
-                    base + mvv_lva(m) + history
-                } else if !p.use_history {
-                    0
-                } else if killers[0] == Some(m) {
-                    KILLER
-                } else if killers[1] == Some(m) {
-                    KILLER - 1
-                } else if counter == Some(m) {
-                    COUNTER
-                } else {
-                    hist.quiet_score(color, m, p.prev)
-                }
-            })
-            .collect();
+        // Extended in place: collecting into a new list and moving it here
+        // copies the whole 256-entry array.
+        self.scores.clear();
+        self.scores.extend(moves.iter().map(|&m| {
+            if p.tt_move.matches(m) {
+                TT_MOVE
+            } else if !is_quiet(m) {
+                let history = if p.use_history { hist.capture_score(color, m) / 16 } else { 0 };
+                let base = if see_ge(board.pos(), m, 0) { GOOD_CAPTURE } else { BAD_CAPTURE };
+                base + mvv_lva(m) + history
+            } else if !p.use_history {
+                0
+            } else if killers[0] == Some(m) {
+                KILLER
+            } else if killers[1] == Some(m) {
+                KILLER - 1
+            } else if counter == Some(m) {
+                COUNTER
+            } else {
+                hist.quiet_score(color, m, p.prev)
+            }
+        }));
         self.moves = moves;
     }
 
@@ -133,20 +133,18 @@ impl MovePicker {
     /// when in check.
     pub fn quiescence(board: &Board, tt_move: PackedMove, hist: &Histories) -> MovePicker {
         let moves = if board.in_check() { board.pos().legal_moves() } else { noisy_moves(board.pos()) };
+        let mut picker = MovePicker { moves, scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
         let color = board.turn();
-        let scores = moves
-            .iter()
-            .map(|&m| {
-                if tt_move.matches(m) {
-                    TT_MOVE
-                } else if is_quiet(m) {
-                    0
-                } else {
-                    GOOD_CAPTURE + mvv_lva(m) + hist.capture_score(color, m) / 16
-                }
-            })
-            .collect();
-        MovePicker { moves, scores, next: 0, stage: Stage::Picking }
+        picker.scores.extend(picker.moves.iter().map(|&m| {
+            if tt_move.matches(m) {
+                TT_MOVE
+            } else if is_quiet(m) {
+                0
+            } else {
+                GOOD_CAPTURE + mvv_lva(m) + hist.capture_score(color, m) / 16
+            }
+        }));
+        picker
     }
 
     /// True when the position has no legal move.
