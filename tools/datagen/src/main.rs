@@ -365,7 +365,7 @@ struct LabelArgs {
     /// Drop positions whose side to move is in check.
     #[arg(long)]
     skip_check: bool,
-    /// Drop positions whose best move is a capture.
+    /// Drop positions whose best move (the labeller's) is a capture.
     #[arg(long)]
     skip_capture: bool,
     /// Drop positions whose |score| exceeds this many centipawns.
