@@ -29,7 +29,9 @@ writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed/EXPERIMENT, DIR/puzz
         results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh; with
         --table NAME, results/study-EXPERIMENT-{time,nodes}-NAME.md),
         research/study-EXPERIMENT.md and its charts study-EXPERIMENT-loss.png,
-        -elo-nodes.png, -elo-time.png (in DIR with --tiny)
+        -elo-nodes.png, -elo-time.png (in DIR with --tiny); on data other than
+        `shared`, also -elo-size.png and, at the report's end, each set's Elo beside
+        the shared-data reports' with a verdict on their finding
 """
 
 import argparse
@@ -466,11 +468,26 @@ def earlier_rows(path: Path) -> tuple[list[str], dict[str, list[str]]]:
     """The header and the rows (by set) of the report a run wrote before, so that a run
     of a few sets (--sets), or one on a machine without the earlier measurements, keeps
     what it does not measure itself."""
-    lines = [l for l in path.read_text().splitlines() if l.startswith("| ")] if path.exists() else []
+    lines = main_table(path.read_text()) if path.exists() else []
     if not lines:
         return [], {}
     rows = {row[0].strip("`"): row for row in map(report.cells, lines[1:]) if row and row[0].startswith("`")}
     return report.cells(lines[0]), rows
+
+
+def main_table(text: str) -> list[str]:
+    """The lines of a report's first table (its header and rows, not the separator): the
+    tables after it (validation loss per file, the comparison with the shared data) name
+    the same sets in other columns."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("| ")), len(lines))
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        if not line.startswith("|---"):
+            table.append(line)
+    return table
 
 
 def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget: dict, path: Path,
@@ -609,7 +626,7 @@ def charts(study_label: str, table_rows: list[list[str]], budget: dict, study: P
 def report_elos(path: Path, column: str) -> dict[str, str]:
     """Each set's "E ± W" in the named column of a study report (none where the file or
     the column is missing, or the set has no error bar there)."""
-    lines = [l for l in path.read_text().splitlines() if l.startswith("| ")] if path.exists() else []
+    lines = main_table(path.read_text()) if path.exists() else []
     if not lines or column not in (header := report.cells(lines[0])):
         return {}
     at = header.index(column)
@@ -643,6 +660,53 @@ def size_chart(name: str, report_path: Path, budget: dict, study: Path, out_dir:
                        *lines])
 
 
+def elo_value(cell: str) -> tuple[float, float] | None:
+    """(Elo, 95% half-width) from a report's "E ± W" cell (markup and notes around it allowed)."""
+    m = re.search(r"([-−+]?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", cell)
+    return (float(m.group(1).replace("−", "-")), float(m.group(2))) if m else None
+
+
+def verdict(shared: tuple[float, float], scaled: tuple[float, float]) -> str:
+    """What more data did to a shared-data finding (a set's Elo against `all`): `inside the
+    error` where the larger data's result is within its own error of `all`, else `holds`
+    where it has the shared result's sign and `reverses` where not."""
+    (before, _), (after, error) = shared, scaled
+    if abs(after) <= error:
+        return "inside the error"
+    return "holds" if before * after > 0 else "reverses"
+
+
+def shared_comparison(report_path: Path, budget: dict, study: Path, out_dir: Path) -> str:
+    """A table of each set's Elo against `all` at fixed nodes in the shared-data reports
+    (in `out_dir`) and in this study's report, the change with its error and the verdict
+    on the shared finding; empty where no set has both."""
+    column = f"Elo vs all, {budget['nodes']} nodes"
+    here = {fs: v for fs, cell in report_elos(report_path, column).items() if (v := elo_value(cell))}
+    shared: dict[str, tuple[float, float]] = {}
+    for experiment in EXPERIMENTS:
+        if default_data(experiment) == "shared":
+            for fs, cell in report_elos(out_dir / f"study-{experiment}.md", column).items():
+                if (v := elo_value(cell)) and fs not in shared:
+                    shared[fs] = v
+    both = [fs for fs in here if fs in shared]
+    if not both:
+        return ""
+    facts = training_facts(study, REFERENCE)
+    size = f"{facts['distinct'] / 1e6:.3g} M" if "distinct" in facts else "this study's"
+    rows = []
+    for fs in both:
+        (b, be), (a, ae) = shared[fs], here[fs]
+        rows.append([f"`{fs}`", f"{b:.1f} ± {be:.1f}", f"{a:.1f} ± {ae:.1f}",
+                     f"{a - b:+.1f} ± {(be * be + ae * ae) ** 0.5:.1f}", verdict(shared[fs], here[fs])])
+    header = ["set", f"{column}, {SHARED_POSITIONS / 1e6:.2g} M positions", f"{column}, {size} positions",
+              "change (95%)", "verdict"]
+    return (f"\n## Against the shared-data study\n\n"
+            f"Each set's Elo against `all` at {budget['nodes']} nodes a move in the shared-data reports "
+            f"(research/study-EXPERIMENT.md) and here. Verdict on the shared finding: *inside the error* where "
+            f"this study's result is within its error of `all`, else *holds* (the same sign) or *reverses*; "
+            f"the change's error adds the two in quadrature.\n\n" + report.table(header, rows))
+
+
 def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
     """One table of every set measured so far: the rows of each experiment's report
     (`all` once), an experiment column first; and its charts: every set's validation
@@ -654,7 +718,7 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
         path = folder / f"study-{experiment}.md"
         if not path.exists():
             continue
-        lines = [l for l in path.read_text().splitlines() if l.startswith("| ")]
+        lines = main_table(path.read_text())
         if header is None:
             header = ["experiment"] + report.cells(lines[0])
         for line in lines[1:]:
@@ -785,6 +849,9 @@ def main():
     charts(name, table_rows, budget, study, out.parent, trainer_bin, results)
     if data != "shared":
         size_chart(name, out, budget, study, out.parent, trainer_bin)
+        if comparison := shared_comparison(out, budget, study, out.parent):
+            out.write_text(out.read_text() + comparison)
+            print(comparison)
 
 
 if __name__ == "__main__":

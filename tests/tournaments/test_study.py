@@ -241,3 +241,39 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
     other = subprocess.run([sys.executable, str(STUDY), "axes", "--tiny", "--dir", str(tmp_path / "study"),
                             "--skip", "stats,speed,puzzles,nodes,time"], capture_output=True, text=True, env=env)
     assert other.returncode != 0 and "holds nets trained on --data scale, not shared" in other.stderr, other.stderr
+
+
+def test_the_scale_report_gives_each_shared_finding_its_verdict(tmp_path):
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    assert study.elo_value("**−80 ± 34** (400 games)") == (-80.0, 34.0)
+    assert study.elo_value("-10.5 ± 34.0") == (-10.5, 34.0) and study.elo_value("–") is None
+    assert study.verdict((-120.0, 35.0), (-60.0, 30.0)) == "holds"
+    assert study.verdict((-10.0, 34.0), (45.0, 30.0)) == "reverses"
+    assert study.verdict((-188.0, 29.0), (-25.0, 30.0)) == "inside the error"
+
+    header = "| set | Elo vs all, 25000 nodes |\n|---|---|\n"
+    (tmp_path / "study-axes.md").write_text(header + "| `all` | 0 |\n| `h+v` | -80.3 ± 34.3 |\n")
+    (tmp_path / "study-king.md").write_text(header + "| `all` | 0 |\n| `kb4` | -10.4 ± 35.0 |\n"
+                                            "| `kb8` | -120.4 ± 34.9 |\n")
+    # The scale report: its main table, then a table per held-out file naming the same sets
+    # in other columns (not Elo), which must not be read as the sets' rows.
+    scale = tmp_path / "study-scale.md"
+    scale.write_text(header + "| `all` | 0 |\n| `h+v` | -20.0 ± 30.1 |\n| `kb4` | 45.5 ± 29.9 |\n"
+                     "| `kb8` | -60.0 ± 31.0 |\n| `ka` | – |\n\nBudget: …\n\nValidation loss per held-out file:\n\n"
+                     "| set | `a.txt` |\n|---|---|\n| `kb8` | 0.001 ± 0.1 |\n")
+    assert study.earlier_rows(scale)[1]["kb8"] == ["`kb8`", "-60.0 ± 31.0"]
+    logs = tmp_path / "runs-dir" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "train-all.txt").write_text("mirrors: 24000000 added, 5 already present\n55000000 training samples\n")
+    text = study.shared_comparison(scale, {"nodes": 25000}, tmp_path / "runs-dir", tmp_path)
+    rows = {row[0]: row[1:] for row in (study.report.cells(l) for l in text.splitlines() if l.startswith("| `"))}
+    assert "31 M positions" in text and "3.3 M positions" in text, text
+    assert rows == {"`h+v`": ["-80.3 ± 34.3", "-20.0 ± 30.1", "+60.3 ± 45.6", "inside the error"],
+                    "`kb4`": ["-10.4 ± 35.0", "45.5 ± 29.9", "+55.9 ± 46.0", "reverses"],
+                    "`kb8`": ["-120.4 ± 34.9", "-60.0 ± 31.0", "+60.4 ± 46.7", "holds"]}, text
+    # No set measured in both: nothing to compare.
+    assert study.shared_comparison(scale, {"nodes": 25000}, tmp_path / "runs-dir", tmp_path / "runs-dir") == ""
