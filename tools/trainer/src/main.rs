@@ -7,6 +7,7 @@ mod batch;
 mod charts;
 mod checkpoint;
 mod data;
+mod eval_net;
 mod kernels;
 mod loss;
 mod model;
@@ -235,6 +236,9 @@ pub enum Command {
     /// Each column of a CSV against its first column, as its move from its
     /// first value (an SPSA run's parameter trace, tournaments/spsa.py; PNG).
     TraceChart(charts::TraceChartArgs),
+    /// The held-out loss of a finished net as the engine runs it (integer
+    /// weights), per file and their mean, with the trainer's eval objective.
+    EvalNet(eval_net::EvalNetArgs),
     /// Fit the engine's win/draw/loss model (UCI_ShowWDL) to self-play
     /// records scored by the engine's own search: parameters and a chart.
     WdlFit(wdl_fit::WdlFitArgs),
@@ -249,6 +253,7 @@ fn main() -> ExitCode {
         Some(Command::SizeChart(c)) => charts::size_chart(c),
         Some(Command::TraceChart(c)) => charts::trace_chart(c),
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
+        Some(Command::EvalNet(e)) => eval_net::run(e),
         None => train::run(&args),
     };
     match result {

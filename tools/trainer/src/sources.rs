@@ -212,33 +212,51 @@ fn read_file(
     Ok((kept, report, load.first_rejection))
 }
 
+/// The validation files alone: one named set per file.
+pub struct HeldOut {
+    pub sets: Vec<(String, Samples)>,
+    pub files: Vec<FileReport>,
+    pub first_rejection: Option<String>,
+}
+
+/// Reads validation files, keeping only their quiet positions ([`Filter::QUIET`]);
+/// a file with none is an error.
+pub fn load_held_out(validation: &[SourceSpec], settings: &ReadSettings) -> Result<HeldOut, DataError> {
+    let mut held = HeldOut { sets: Vec::new(), files: Vec::new(), first_rejection: None };
+    for spec in validation {
+        for path in spec.files().map_err(DataError::Empty)? {
+            let (samples, mut report, rejection) = read_file(&path, spec.take, Filter::QUIET, settings, usize::MAX)?;
+            if held.first_rejection.is_none() {
+                held.first_rejection = rejection;
+            }
+            report.used = samples.len();
+            let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
+            if samples.is_empty() {
+                return Err(DataError::Empty(format!("validation file {} has no quiet sample", path.display())));
+            }
+            held.sets.push((name, samples));
+            held.files.push(report);
+        }
+    }
+    Ok(held)
+}
+
 /// Reads the training and validation sources. Training samples are filtered
 /// by `settings.filter`; validation samples always by [`Filter::QUIET`] (so
 /// that runs with different filters are judged on the same positions).
 pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSettings) -> Result<Loaded, DataError> {
-    let mut first_rejection = None;
+    let held = load_held_out(validation, settings)?;
+    let (validation_sets, validation_files) = (held.sets, held.files);
+    let mut first_rejection = held.first_rejection;
     let mut note = |r: Option<String>| {
         if first_rejection.is_none() {
             first_rejection = r;
         }
     };
-    let mut validation_sets = Vec::new();
-    let mut validation_files = Vec::new();
-    let mut held_keys = HashSet::new();
-    for spec in validation {
-        for path in spec.files().map_err(DataError::Empty)? {
-            let (samples, mut report, rejection) = read_file(&path, spec.take, Filter::QUIET, settings, usize::MAX)?;
-            note(rejection);
-            report.used = samples.len();
-            held_keys.extend((0..samples.len()).map(|i| key(&samples.key_position(i))));
-            let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
-            if samples.is_empty() {
-                return Err(DataError::Empty(format!("validation file {} has no quiet sample", path.display())));
-            }
-            validation_sets.push((name, samples));
-            validation_files.push(report);
-        }
-    }
+    let held_keys: HashSet<u64> = validation_sets
+        .iter()
+        .flat_map(|(_, samples)| (0..samples.len()).map(|i| key(&samples.key_position(i))))
+        .collect();
 
     let mut parts = Vec::new();
     let mut train_files = Vec::new();

@@ -73,10 +73,11 @@ fn read_net(option: &str, path: &Path) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// The distillation teacher of `--teacher`, with its content hash.
-fn teacher_net(path: &Path) -> Result<(Network, String), Error> {
-    let bytes = read_net("--teacher", path)?;
-    let net = Network::from_bytes(&bytes).map_err(|e| format!("--teacher: {}: {e}", path.display()))?;
+/// A finished net as the engine runs it (integer weights), with its content
+/// hash: the distillation teacher of `--teacher`, the net `eval-net` scores.
+pub fn engine_net(option: &str, path: &Path) -> Result<(Network, String), Error> {
+    let bytes = read_net(option, path)?;
+    let net = Network::from_bytes(&bytes).map_err(|e| format!("{option}: {}: {e}", path.display()))?;
     Ok((net, NetFile::content_hash(&bytes)))
 }
 
@@ -102,7 +103,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         pairwise: args.pairwise,
     };
     let init = args.init.as_deref().map(|path| starting_net(path, &fs, shape)).transpose()?;
-    let teacher = args.teacher.as_deref().map(teacher_net).transpose()?;
+    let teacher = args.teacher.as_deref().map(|path| engine_net("--teacher", path)).transpose()?;
     let method = match args.method {
         MethodArg::Eval => Method::Eval,
         MethodArg::Pqr => Method::Pqr,

@@ -456,3 +456,56 @@ fn mirror_adds_the_castling_free_positions_mirrored() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("other settings"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `eval-net` scores a finished net as the engine runs it, with the trainer's
+/// objective: for a quantization-aware run (whose validation loss is already
+/// the rounded weights') it gives the trainer's own figure up to the integer
+/// activations' rounding.
+#[test]
+fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
+    let dir = temp_dir("eval-net");
+    let all = dir.join("all.txt");
+    write_data(&all, 6_000);
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (data, val_a, val_b) = (dir.join("data.txt"), dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&data, lines[..4_000].join("\n") + "\n").unwrap();
+    std::fs::write(&val_a, lines[4_000..5_000].join("\n") + "\n").unwrap();
+    std::fs::write(&val_b, lines[5_000..].join("\n") + "\n").unwrap();
+    let net = dir.join("net.nnue");
+    let mut cmd = train(&data, &dir.join("run"), 3, &["--quantization-aware", "--net", net.to_str().unwrap()]);
+    cmd.arg("--validation").arg(&val_a);
+    let trained = String::from_utf8(run(cmd).stdout).unwrap();
+    let figure = |text: &str, prefix: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix:?} in\n{text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let trainer_loss = figure(&trained, "validation loss 0");
+
+    let mut cmd = Command::new(TRAINER);
+    cmd.arg("eval-net").arg(&net).arg("--validation").arg(&val_a).arg(&val_b);
+    let scored = String::from_utf8(run(cmd).stdout).unwrap();
+    let hash = NetFile::content_hash(&std::fs::read(&net).unwrap());
+    assert!(scored.lines().next().unwrap().contains(&hash), "{scored}");
+    let (a, b, mean) = (
+        figure(&scored, "validation loss a.txt:"),
+        figure(&scored, "validation loss b.txt:"),
+        figure(&scored, "validation loss 0"),
+    );
+    assert!((a - trainer_loss).abs() < 0.02 * trainer_loss, "eval-net {a}, trainer {trainer_loss}\n{scored}");
+    assert!((mean - (a + b) / 2.0).abs() < 2e-6, "{scored}");
+
+    // Bad input: a clear refusal.
+    let refused = |args: &[&str], why: &str| {
+        let out = Command::new(TRAINER).args(args).output().unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    };
+    let (net, val) = (net.to_str().unwrap(), val_a.to_str().unwrap());
+    refused(&["eval-net", "missing.nnue", "--validation", val], "cannot read missing.nnue");
+    refused(&["eval-net", val, "--validation", val], "eval-net:");
+    refused(&["eval-net", net, "--validation", val, "--lambda", "2"], "--lambda must be within 0 and 1");
+    refused(&["eval-net", net], "--validation");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,86 @@
+//! `eval-net`: the held-out loss of a finished net as the engine runs it (its
+//! integer weights and activations), file by file, with the trainer's eval
+//! objective. Nets of an ablation are screened by this figure before any game
+//! is played; here it needs no training run.
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use tessera_datagen::filter::Filter;
+
+use crate::data::{Method, Samples};
+use crate::loss::{CP_PER_UNIT, Objective};
+use crate::sources::{self, ReadSettings, SourceSpec};
+use crate::train::engine_net;
+
+type Error = Box<dyn std::error::Error>;
+
+#[derive(clap::Args, Debug)]
+pub struct EvalNetArgs {
+    /// The net (`.nnue` or `.nnue.zst`), of any feature set and shape.
+    pub net: PathBuf,
+    /// Held-out files or globs, as the trainer's --validation: only their
+    /// quiet positions count (not in check, no winning capture).
+    #[arg(long = "validation", required = true, num_args = 1..)]
+    pub validation: Vec<SourceSpec>,
+    /// The objective's settings, as the trainer's options of the same names
+    /// (the loss is comparable with a training log's only where they match).
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f32,
+    #[arg(long, default_value_t = 361.0)]
+    pub out_scale: f32,
+    #[arg(long, default_value_t = 410.0)]
+    pub target_scale: f32,
+    #[arg(long, default_value_t = 2.6)]
+    pub power: f32,
+}
+
+/// Each file's mean loss, by name, in the order given.
+pub fn losses(args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
+    if !(0.0..=1.0).contains(&args.lambda) {
+        return Err("--lambda must be within 0 and 1".into());
+    }
+    if !(args.out_scale > 0.0 && args.target_scale > 0.0 && args.power > 0.0) {
+        return Err("--out-scale, --target-scale and --power must be positive".into());
+    }
+    let (net, _) = engine_net("eval-net", &args.net)?;
+    // Held-out files are always read with the quiet filter; the rest only
+    // concerns training files.
+    let settings =
+        ReadSettings { method: Method::Eval, filter: Filter::QUIET, limit: usize::MAX, seed: 1, deduplicate: true };
+    let held = sources::load_held_out(&args.validation, &settings)?;
+    let objective = Objective::Eval {
+        out_scale: args.out_scale,
+        target_scale: args.target_scale,
+        lambda: args.lambda,
+        power: args.power,
+    };
+    let mut out = Vec::new();
+    for (name, samples) in &held.sets {
+        let Samples::Eval(v) = samples else {
+            return Err(format!("{name}: triplets have no score to compare a net with").into());
+        };
+        let total: f64 = v
+            .par_iter()
+            .map(|s| {
+                let cp = net.evaluate_position(&s.pos()) as f32;
+                objective.loss(&[cp / CP_PER_UNIT], [s.score, s.result], &mut [0.0])
+            })
+            .sum();
+        out.push((name.clone(), total / v.len() as f64));
+    }
+    Ok(out)
+}
+
+pub fn run(args: &EvalNetArgs) -> Result<(), Error> {
+    let (net, _) = engine_net("eval-net", &args.net)?;
+    println!("{}: {}", args.net.display(), net.summary());
+    let per_file = losses(args)?;
+    for (name, loss) in &per_file {
+        println!("validation loss {name}: {loss:.6}");
+    }
+    let mean = per_file.iter().map(|(_, l)| l).sum::<f64>() / per_file.len() as f64;
+    println!("validation loss {mean:.6}");
+    Ok(())
+}
