@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
+use tessera::nnue::network::Network;
 use tessera_datagen::filter::Filter;
 
 use crate::data::{Method, Samples};
@@ -36,15 +37,14 @@ pub struct EvalNetArgs {
     pub power: f32,
 }
 
-/// Each file's mean loss, by name, in the order given.
-pub fn losses(args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
+/// Each file's mean loss under `net`, by name, in the order given.
+fn losses(net: &Network, args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
     if !(0.0..=1.0).contains(&args.lambda) {
         return Err("--lambda must be within 0 and 1".into());
     }
     if !(args.out_scale > 0.0 && args.target_scale > 0.0 && args.power > 0.0) {
         return Err("--out-scale, --target-scale and --power must be positive".into());
     }
-    let (net, _) = engine_net("eval-net", &args.net)?;
     // Held-out files are always read with the quiet filter; the rest only
     // concerns training files.
     let settings =
@@ -76,7 +76,7 @@ pub fn losses(args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
 pub fn run(args: &EvalNetArgs) -> Result<(), Error> {
     let (net, _) = engine_net("eval-net", &args.net)?;
     println!("{}: {}", args.net.display(), net.summary());
-    let per_file = losses(args)?;
+    let per_file = losses(&net, args)?;
     for (name, loss) in &per_file {
         println!("validation loss {name}: {loss:.6}");
     }
