@@ -634,6 +634,17 @@ def report_elos(path: Path, column: str) -> dict[str, str]:
     return {row[0].strip("`"): row[at] for row in rows if len(row) > at and " ± " in row[at]}
 
 
+def shared_report_elos(out_dir: Path, column: str) -> dict[str, str]:
+    """Each set's "E ± W" in the named column of the shared-data experiments' reports in
+    `out_dir` (a set in several: its first experiment's)."""
+    shared: dict[str, str] = {}
+    for experiment in EXPERIMENTS:
+        if default_data(experiment) == "shared":
+            for fs, elo in report_elos(out_dir / f"study-{experiment}.md", column).items():
+                shared.setdefault(fs, elo)
+    return shared
+
+
 def size_chart(name: str, report_path: Path, budget: dict, study: Path, out_dir: Path, trainer_bin: Path) -> None:
     """Each set's Elo against `all` at fixed nodes against the size of its training data:
     this study's (on data other than the shared files) beside the shared-data experiments'
@@ -644,11 +655,7 @@ def size_chart(name: str, report_path: Path, budget: dict, study: Path, out_dir:
         return
     column = f"Elo vs all, {budget['nodes']} nodes"
     here = report_elos(report_path, column)
-    shared: dict[str, str] = {}
-    for experiment in EXPERIMENTS:
-        if default_data(experiment) == "shared":
-            for fs, elo in report_elos(out_dir / f"study-{experiment}.md", column).items():
-                shared.setdefault(fs, elo)
+    shared = shared_report_elos(out_dir, column)
     size, base = facts["distinct"] / 1e6, SHARED_POSITIONS / 1e6
     lines = [f"{fs}={base:.4g}:{shared[fs]},{size:.4g}:{elo}" if fs in shared else f"{fs}={size:.4g}:{elo}"
              for fs, elo in here.items()]
@@ -682,12 +689,7 @@ def shared_comparison(report_path: Path, budget: dict, study: Path, out_dir: Pat
     on the shared finding; empty where no set has both."""
     column = f"Elo vs all, {budget['nodes']} nodes"
     here = {fs: v for fs, cell in report_elos(report_path, column).items() if (v := elo_value(cell))}
-    shared: dict[str, tuple[float, float]] = {}
-    for experiment in EXPERIMENTS:
-        if default_data(experiment) == "shared":
-            for fs, cell in report_elos(out_dir / f"study-{experiment}.md", column).items():
-                if (v := elo_value(cell)) and fs not in shared:
-                    shared[fs] = v
+    shared = {fs: v for fs, cell in shared_report_elos(out_dir, column).items() if (v := elo_value(cell))}
     both = [fs for fs in here if fs in shared]
     if not both:
         return ""

@@ -23,6 +23,12 @@ fn run(args: &[&str]) -> Output {
     out
 }
 
+/// The position of a record's text line (`<FEN> | <score> | <result>`).
+fn position_of(line: &str) -> shakmaty::Chess {
+    let fen = line.split('|').next().unwrap().trim();
+    fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap()
+}
+
 fn records(path: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     read_records(path, |r| lines.push(r.to_text())).unwrap();
@@ -71,12 +77,8 @@ fn selfplay_skip_capture_keeps_only_what_the_trainer_keeps_and_resumes() {
     let noisy = ["--nodes", "400", "--random-move-prob", "0.3"];
     let every = killed_and_resumed("noisy", &noisy);
     let quiet = killed_and_resumed("skip-capture", &[&noisy[..], &["--skip-capture"]].concat());
-    let has_winning_capture = |line: &String| {
-        let fen = line.split('|').next().unwrap().trim();
-        let pos = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
-        tessera_datagen::filter::has_winning_capture(&pos)
-    };
-    let expected: Vec<&String> = every.iter().filter(|l| !has_winning_capture(l)).collect();
+    let expected: Vec<&String> =
+        every.iter().filter(|l| !tessera_datagen::filter::has_winning_capture(&position_of(l))).collect();
     assert!(expected.len() < every.len(), "random moves leave pieces hanging");
     assert_eq!(quiet.iter().collect::<Vec<_>>(), expected, "the same games, those positions left out");
 }
@@ -351,13 +353,7 @@ fn uci_selfplay_is_reproducible_resumable_and_refuses_bad_engines() {
         let expected = records(&whole);
         assert!(expected.len() > 10, "{engine}: {} positions", expected.len());
         for line in &expected {
-            let fen = line.split('|').next().unwrap();
-            let pos: shakmaty::Chess = fen
-                .trim()
-                .parse::<shakmaty::fen::Fen>()
-                .unwrap()
-                .into_position(shakmaty::CastlingMode::Standard)
-                .unwrap();
+            let pos = position_of(line);
             assert!(!shakmaty::Position::is_check(&pos), "{engine}: a position in check was kept: {line}");
         }
         // The same seed gives the same games (one search thread, a new game
