@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use shakmaty::{Chess, Move, Position};
-use shakmaty_syzygy::{Tablebase, Wdl};
+use shakmaty_syzygy::Tablebase;
+pub use shakmaty_syzygy::Wdl;
 
 use super::score::{DRAW, MAX_PLY, TB_WIN};
 use super::tt::Bound;
@@ -111,6 +112,17 @@ impl Tablebases {
     pub fn max_pieces(&self) -> usize {
         self.tables.max_pieces()
     }
+
+    /// The outcome the tables give a position reached by a capture or a
+    /// pawn move (its 50-move count starts afresh), side to move's view;
+    /// `None` when no loaded table holds it (more pieces than the largest,
+    /// castling rights, a table not among those loaded).
+    pub fn wdl_after_zeroing(&self, pos: &Chess) -> Option<Wdl> {
+        if pos.board().occupied().count() > self.max_pieces() || !pos.castles().castling_rights().is_empty() {
+            return None;
+        }
+        self.tables.probe_wdl_after_zeroing(pos).ok()
+    }
 }
 
 /// The tables and how the search uses them (the `Syzygy*` options).
@@ -150,7 +162,7 @@ impl Syzygy {
         if !self.probeable(pos) {
             return None;
         }
-        let wdl = self.tables.tables.probe_wdl_after_zeroing(pos).ok()?;
+        let wdl = self.tables.wdl_after_zeroing(pos)?;
         let ply = ply.min(MAX_PLY) as i32;
         Some(match wdl {
             Wdl::Win => (TB_WIN - ply, Bound::Lower),
@@ -251,6 +263,11 @@ mod tests {
         // Too many pieces, or castling rights: no probe.
         assert_eq!(tb.probe_score(&Chess::default(), 0), None);
         assert_eq!(tb.probe_score(&pos("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), 0), None);
+        // The tables' own outcomes, side to move's view.
+        assert_eq!(tables.wdl_after_zeroing(&pos("8/8/8/4k3/8/8/8/R3K3 b - - 0 1")), Some(Wdl::Loss));
+        assert_eq!(tables.wdl_after_zeroing(&pos("k7/8/8/8/8/8/P7/K7 w - - 0 1")), Some(Wdl::Draw));
+        assert_eq!(tables.wdl_after_zeroing(&pos("8/8/8/4k3/8/8/8/1Q2K3 w - - 0 1")), Some(Wdl::Win));
+        assert_eq!(tables.wdl_after_zeroing(&Chess::default()), None);
         // The limit option caps what is probed.
         let capped = Syzygy { probe_limit: 2, ..tb.clone() };
         assert_eq!(capped.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"), 0), None);

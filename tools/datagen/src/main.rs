@@ -2,8 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use tessera::search::syzygy::Tablebases;
 use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
@@ -196,6 +198,12 @@ struct PlayArgs {
     /// --skip-capture`) drops them, so labelling them is wasted.
     #[arg(long)]
     skip_capture: bool,
+    /// Syzygy tables, folders separated by `:` (`;` on Windows) as the
+    /// engine's `SyzygyPath`: a game ends where it reaches a position they
+    /// hold, with their result (under the 50-move rule), so the long endings
+    /// of decided games are neither played nor labelled.
+    #[arg(long, value_name = "PATH")]
+    syzygy: Option<String>,
     /// A UCI engine that re-scores every kept position (e.g. stockfish).
     #[arg(long)]
     label_engine: Option<PathBuf>,
@@ -240,6 +248,21 @@ fn parse_range(text: &str) -> Result<(usize, usize), String> {
     Ok((low, high))
 }
 
+/// The tables of `--syzygy`: a missing folder or a damaged file is an error
+/// (games would end at the wrong place), as is a path with no WDL table.
+fn load_tables(paths: &str) -> Result<Arc<Tablebases>, String> {
+    let (tables, notes) = Tablebases::load(paths);
+    let errors: Vec<&str> = notes.iter().filter_map(|n| n.strip_prefix("error: SyzygyPath: ")).collect();
+    if !errors.is_empty() {
+        return Err(format!("--syzygy: {}", errors.join("; ")));
+    }
+    if tables.wdl_files == 0 {
+        return Err(format!("--syzygy '{paths}': no Syzygy WDL table (.rtbw) there"));
+    }
+    eprintln!("{}", notes.last().map(String::as_str).unwrap_or_default());
+    Ok(Arc::new(tables))
+}
+
 /// One self-play worker: its players and its labeller.
 struct Worker {
     player: Box<dyn Player>,
@@ -271,6 +294,7 @@ impl PlayArgs {
             per_game: if self.one_per_game { Some(1) } else { self.per_game },
             min_ply: self.min_ply,
             skip_capture: self.skip_capture,
+            tablebases: self.syzygy.as_deref().map(load_tables).transpose()?,
             ..SelfPlayConfig::default()
         })
     }

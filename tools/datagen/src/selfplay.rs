@@ -19,10 +19,14 @@
 //! trainer's filter drops anyway. A labeller, when given, re-scores the
 //! kept positions with a deeper search (e.g. Stockfish at depth 9); a
 //! position it scores as a mate or whose best move it finds to be a
-//! capture or a promotion is dropped. A game depends only on the seed, its
-//! index and the budgets.
+//! capture or a promotion is dropped. With Syzygy tables (`tablebases`), a
+//! game ends where it enters a position they hold, with their result: the
+//! long endings of decided games (a tenth of the records and of the CPU with
+//! the 3–4-piece tables) are not played or labelled. A game depends only on
+//! the seed, its index and the budgets.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -30,6 +34,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tessera::board::Board;
 use tessera::search::Search;
+use tessera::search::syzygy::{Tablebases, Wdl};
 
 use crate::dfrc::dfrc_start;
 use crate::filter::has_winning_capture;
@@ -74,6 +79,8 @@ pub struct SelfPlayConfig {
     pub draw_after: usize,
     /// Longest game, in plies after the opening; longer games are draws.
     pub max_plies: usize,
+    /// Tables that end a game where it enters a position they hold.
+    pub tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Default for SelfPlayConfig {
@@ -95,6 +102,7 @@ impl Default for SelfPlayConfig {
             draw_plies: 10,
             draw_after: 80,
             max_plies: 400,
+            tablebases: None,
         }
     }
 }
@@ -105,6 +113,8 @@ pub struct GameRecords {
     pub records: Vec<Record>,
     /// Plies played by the engines (not the opening).
     pub plies: usize,
+    /// From white's view: 0 black won, 1 draw, 2 white won.
+    pub result: u8,
 }
 
 /// A position's ply counted from the start of chess.
@@ -196,6 +206,33 @@ pub fn play_game(
         if *repeats >= 3 || pos.halfmoves() >= 100 || pos.is_insufficient_material() || ply >= config.max_plies {
             break 1;
         }
+        // Material changes only by a capture or a promotion, so a position
+        // first reaches the tables with its 50-move count at 0: probed
+        // there, the tables' outcome is exact under the 50-move rule
+        // (a win or loss it spoils is a draw).
+        if let Some(tables) = &config.tablebases
+            && pos.halfmoves() == 0
+            && let Some(wdl) = tables.wdl_after_zeroing(&pos)
+        {
+            let white_to_move = pos.turn() == Color::White;
+            break match wdl {
+                Wdl::Win => {
+                    if white_to_move {
+                        2
+                    } else {
+                        0
+                    }
+                }
+                Wdl::Loss => {
+                    if white_to_move {
+                        0
+                    } else {
+                        2
+                    }
+                }
+                Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss => 1,
+            };
+        }
         let report = player.think(&moves, config.nodes, config.multipv_pick)?;
         let best = report
             .best
@@ -264,7 +301,7 @@ pub fn play_game(
         };
         records.push(Record { pos, score: score.clamp(-32767, 32767) as i16, result });
     }
-    Ok(GameRecords { records, plies: ply })
+    Ok(GameRecords { records, plies: ply, result })
 }
 
 /// At most `k` of `items`, in order, spread over them: the list cut into
@@ -485,5 +522,58 @@ mod tests {
             assert!(score.abs() <= 100, "{score}");
             assert_eq!(epd(board.pos()).split(' ').count(), 4);
         }
+    }
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn games_end_where_the_tables_take_over() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/syzygy");
+        if !dir.is_dir() {
+            eprintln!("skipping: {} is absent", dir.display());
+            return;
+        }
+        let (tables, _) = Tablebases::load(dir.to_str().unwrap());
+        let with = SelfPlayConfig {
+            nodes: 300,
+            random_plies: (0, 0),
+            max_opening_score: None,
+            max_plies: 200,
+            tablebases: Some(Arc::new(tables)),
+            ..SelfPlayConfig::default()
+        };
+        let without = SelfPlayConfig { tablebases: None, ..with.clone() };
+        let varied = |c: &SelfPlayConfig| SelfPlayConfig { random_move_prob: 0.05, ..c.clone() };
+        let mut player = OwnSearch::new(4);
+        // A position the tables hold: over before a move, with their result
+        // (KRvK won by the rook's side, whoever moves; the rook en prise: a draw).
+        for (fen, result) in [
+            ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", 2),
+            ("8/8/8/4k3/8/8/8/r3K3 w - - 0 1", 0),
+            ("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", 2),
+            ("8/8/8/8/8/6R1/5k2/7K b - - 0 1", 1),
+        ] {
+            let game = play_game(1, 0, &with, &[position(fen)], &mut player, None).unwrap();
+            assert_eq!((game.plies, game.records.len(), game.result), (0, 0, result), "{fen}");
+            let played = play_game(1, 0, &without, &[position(fen)], &mut player, None).unwrap();
+            assert!(played.plies > 0, "without the tables the game goes on: {fen}");
+        }
+        // KRPvKR (no table): games that reach the tables midway (a capture,
+        // a rook trade, a promotion) are the same game until then, and
+        // no position the tables hold is kept.
+        let book = [position("7r/8/4k3/8/4P3/8/4K3/R7 w - - 0 1")];
+        let mut ended_early = 0;
+        for index in 0..4 {
+            let short = play_game(3, index, &varied(&with), &book, &mut player, None).unwrap();
+            let long = play_game(3, index, &varied(&without), &book, &mut player, None).unwrap();
+            let tables = with.tablebases.as_ref().unwrap();
+            assert!(short.records.iter().all(|r| tables.wdl_after_zeroing(&r.pos).is_none()));
+            let positions = |g: &GameRecords| g.records.iter().map(|r| (r.pos.clone(), r.score)).collect::<Vec<_>>();
+            assert!(positions(&long).starts_with(&positions(&short)), "game {index}");
+            ended_early += (short.plies < long.plies) as usize;
+        }
+        assert!(ended_early > 0, "no game reached the tables");
     }
 }

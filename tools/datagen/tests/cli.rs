@@ -83,6 +83,38 @@ fn selfplay_skip_capture_keeps_only_what_the_trainer_keeps_and_resumes() {
     assert_eq!(quiet.iter().collect::<Vec<_>>(), expected, "the same games, those positions left out");
 }
 
+/// `--syzygy`: games end where they reach the tables, so no position they
+/// hold is kept; the rest is the same games' records; bad paths are refused.
+#[test]
+fn selfplay_syzygy_ends_games_at_the_tables_and_resumes() {
+    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/syzygy");
+    if !tables.is_dir() {
+        eprintln!("skipping: {} is absent", tables.display());
+        return;
+    }
+    let noisy = ["--nodes", "400", "--random-move-prob", "0.3"];
+    let every = killed_and_resumed("noisy-tables", &noisy);
+    let cut = killed_and_resumed("syzygy", &[&noisy[..], &["--syzygy", tables.to_str().unwrap()]].concat());
+    let pieces = |line: &str| shakmaty::Position::board(&position_of(line)).occupied().count();
+    let scored = |line: &str| line.rsplit_once('|').unwrap().0.to_string();
+    assert!(every.iter().any(|l| pieces(l) <= 4), "no game reached four pieces");
+    assert!(cut.iter().all(|l| pieces(l) > 4), "a position the tables hold was kept");
+    let before: std::collections::HashSet<String> = every.iter().map(|l| scored(l)).collect();
+    assert!(cut.iter().all(|l| before.contains(&scored(l))), "the same games until the tables");
+    assert!(cut.len() < every.len());
+
+    let dir = temp_dir("syzygy-bad");
+    for (path, why) in [("/no/such/folder", "cannot read folder"), (dir.to_str().unwrap(), "no Syzygy WDL table")] {
+        let out = Command::new(DATAGEN)
+            .args(["selfplay", "-o", &dir.join("x.bin").display().to_string(), "--syzygy", path])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(why), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Double Fischer Random openings: the games start from the drawn
 /// arrangements (kept here from ply 0), resume to the same records, and a
 /// book beside them is refused.
