@@ -20,6 +20,7 @@ pytestmark = pytest.mark.skipif(
 # Writes two 32-byte records to the -o file, then waits to be interrupted, as
 # tessera-datagen does (it saves its finished games on SIGINT and exits 0).
 FAKE_DATAGEN = """#!/usr/bin/env bash
+echo "args: $*"
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 head -c 64 /dev/urandom > "$out"
 echo "started $out"
@@ -49,6 +50,7 @@ def make_pack(tmp_path, datagen):
     (p / "stockfish").write_text("#!/bin/sh\n")
     (p / "stockfish").chmod(0o755)
     (p / "book.epd.zst").write_bytes(b"")
+    (p / "syzygy").mkdir()
     (p / "PACKED").write_text("datagen commit test\n")
     return p
 
@@ -67,6 +69,8 @@ def test_a_timed_run_packs_the_saved_records_and_unpack_restores_them(pack, tmp_
     assert names == ["all-d7k-s7.bin.xz", "all-d7k-s7.bin.xz.sha256", "all-d7k-s7.log"]
     log = (out / "all-d7k-s7.log").read_text()
     assert "interrupted" in log and "2 records" in log and "datagen commit test" in log
+    # The recipe's flags, the games ended at the packed tables among them.
+    assert "--skip-capture" in log and f"--syzygy {pack}/syzygy" in log, log
 
     here = tmp_path / "here"
     here.mkdir()

@@ -6,8 +6,9 @@
 # usage:
 #   tools/datagen/device-selfplay.sh pack
 #       (here) builds tessera-datagen (the default net plays the games) and puts
-#       it, this machine's Stockfish and the 3-move book into device-pack/
-#       (ignored by git; about 50 MB, under the device's 64 MiB carry limit)
+#       it, this machine's Stockfish, the 3-move book and the Syzygy WDL tables
+#       into device-pack/ (ignored by git; about 52 MB, under the device's
+#       64 MiB carry limit)
 #   tools/datagen/device-selfplay.sh run SEED SECONDS [JOBS]
 #       (there, with device-pack/ carried) runs the recipe with --seed SEED for
 #       SECONDS, stops it with SIGINT (games in flight are finished and saved),
@@ -18,8 +19,9 @@
 #   tools/datagen/device-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
 # env: STOCKFISH (default /usr/games/stockfish), BOOK (default
-#      ../shared/data/books/noob_3moves.epd), OUT (for run), PACK (the pack's
-#      folder, default device-pack/ at the repository root)
+#      ../shared/data/books/noob_3moves.epd), SYZYGY (default
+#      ../shared/data/syzygy), OUT (for run), PACK (the pack's folder, default
+#      device-pack/ at the repository root)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=${PACK:-$root/device-pack}
@@ -31,12 +33,15 @@ case "${1:-}" in
         book=${BOOK:-$root/../shared/data/books/noob_3moves.epd}
         [ -x "$stockfish" ] || die "no Stockfish at $stockfish (apt-get install stockfish, or set STOCKFISH)"
         [ -f "$book" ] || die "no book at $book (set BOOK)"
+        syzygy=${SYZYGY:-$root/../shared/data/syzygy}
+        compgen -G "$syzygy/*.rtbw" >/dev/null || die "no Syzygy WDL tables (*.rtbw) in $syzygy (set SYZYGY)"
         command -v zstd >/dev/null || die "zstd not found (apt-get install zstd)"
         (cd "$root" && cargo build --release -p tessera-datagen --quiet)
         rm -rf "$pack" && mkdir -p "$pack"
         cp "$root/target/release/tessera-datagen" "$pack/"
         cp "$stockfish" "$pack/stockfish"
         zstd -q -19 "$book" -o "$pack/book.epd.zst"
+        mkdir "$pack/syzygy" && cp "$syzygy"/*.rtbw "$pack/syzygy/"   # the game-ending probe reads WDL only
         {
             echo "datagen commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src tools build.rs nets || echo ' (with uncommitted changes)')"
             echo "$("$pack/tessera-datagen" --version 2>/dev/null || true)"
@@ -63,6 +68,7 @@ case "${1:-}" in
         timeout --foreground -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
             --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash --skip-capture \
+            --syzygy "$pack/syzygy" \
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
         [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
         echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
