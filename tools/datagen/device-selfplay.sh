@@ -18,7 +18,8 @@
 #       8.4 M positions an hour there, 18: 3.2 M; research/training-log.md).
 #   tools/datagen/device-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
-# env: STOCKFISH (default /usr/games/stockfish), BOOK (default
+# env: STOCKFISH (default /usr/games/stockfish, Debian's portable build: one
+#      built for this CPU may stop on the device's first unknown instruction), BOOK (default
 #      ../shared/data/books/noob_3moves.epd), SYZYGY (default
 #      ../shared/data/syzygy), OUT (for run), PACK (the pack's folder, default
 #      device-pack/ at the repository root)
