@@ -59,3 +59,33 @@ fn a_stop_ends_every_thread() {
         assert!(board.pos().legal_moves().contains(&result.best.unwrap()));
     });
 }
+
+/// On a thread of `with_search_stack` a one-thread search runs on that very
+/// thread (its `info` lines come from it) and finds what a search on a
+/// thread of its own finds; two threads still start their own.
+#[test]
+fn one_thread_searches_run_inline_on_a_search_stack() {
+    let limits = Limits { nodes: Some(20_000), ..Limits::default() };
+    let run = |threads: usize, board: &Board| {
+        let mut search = Search::new(16);
+        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+        let shared = SharedState::new(threads, &limits, time);
+        let options = SearchOptions { threads, multipv: 1, show_wdl: false };
+        let reporters = std::sync::Mutex::new(std::collections::HashSet::new());
+        let report = |_: &str| {
+            reporters.lock().unwrap().insert(std::thread::current().id());
+        };
+        let result = search.run(board, &limits, options, &shared, &report);
+        let on_caller = reporters.into_inner().unwrap() == [std::thread::current().id()].into();
+        (result.best, result.score, result.nodes, on_caller)
+    };
+    for fen in tessera::bench::POSITIONS.iter().step_by(10) {
+        let board = Board::from_fen(fen, false).unwrap();
+        let spawned = run(1, &board);
+        let inline = tessera::search::with_search_stack(|| run(1, &board));
+        assert!(!spawned.3 && inline.3, "{fen}: inline only on a search stack");
+        assert_eq!((spawned.0, spawned.1, spawned.2), (inline.0, inline.1, inline.2), "{fen}");
+        let two = tessera::search::with_search_stack(|| run(2, &board));
+        assert!(!two.3, "{fen}: two threads are started as before");
+    }
+}

@@ -176,30 +176,35 @@ pub fn produce_into<W: Send>(
         for worker in workers.iter_mut() {
             let sender = sender.clone();
             let (next, written_to, halted) = (&next, &written_to, &halted);
+            // On a search thread's stack: the worker's own searches (games,
+            // labels by Tessera) then run on it instead of each starting a thread.
             scope.spawn(move || {
-                while !halted() {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= items {
-                        break;
+                tessera::search::with_search_stack(move || {
+                    while !halted() {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= items {
+                            break;
+                        }
+                        let (lock, moved) = written_to;
+                        let mut written = lock.lock().expect("writer position");
+                        // Timed waits: Ctrl-C sets a flag and wakes no one.
+                        while i >= *written + window && !halted() {
+                            written =
+                                moved.wait_timeout(written, Duration::from_millis(100)).expect("writer position").0;
+                        }
+                        drop(written);
+                        if halted() {
+                            break;
+                        }
+                        // A panic becomes the item's error, so the writer stops the
+                        // others instead of waiting for an item that never comes.
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(worker, i)))
+                            .unwrap_or_else(|_| Err(format!("item {i}: the worker panicked")));
+                        if sender.send((i, result)).is_err() {
+                            break;
+                        }
                     }
-                    let (lock, moved) = written_to;
-                    let mut written = lock.lock().expect("writer position");
-                    // Timed waits: Ctrl-C sets a flag and wakes no one.
-                    while i >= *written + window && !halted() {
-                        written = moved.wait_timeout(written, Duration::from_millis(100)).expect("writer position").0;
-                    }
-                    drop(written);
-                    if halted() {
-                        break;
-                    }
-                    // A panic becomes the item's error, so the writer stops the
-                    // others instead of waiting for an item that never comes.
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(worker, i)))
-                        .unwrap_or_else(|_| Err(format!("item {i}: the worker panicked")));
-                    if sender.send((i, result)).is_err() {
-                        break;
-                    }
-                }
+                })
             });
         }
         drop(sender);
