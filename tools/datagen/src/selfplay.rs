@@ -198,7 +198,7 @@ pub fn play_game(
     let result = loop {
         let legal = pos.legal_moves();
         if legal.is_empty() {
-            break if pos.is_check() { if pos.turn() == Color::White { 0 } else { 2 } } else { 1 };
+            break result_of(pos.is_check().then_some(!pos.turn()));
         }
         let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         let repeats = seen.entry(key).or_insert(0);
@@ -214,24 +214,11 @@ pub fn play_game(
             && pos.halfmoves() == 0
             && let Some(wdl) = tables.wdl_after_zeroing(&pos)
         {
-            let white_to_move = pos.turn() == Color::White;
-            break match wdl {
-                Wdl::Win => {
-                    if white_to_move {
-                        2
-                    } else {
-                        0
-                    }
-                }
-                Wdl::Loss => {
-                    if white_to_move {
-                        0
-                    } else {
-                        2
-                    }
-                }
-                Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss => 1,
-            };
+            break result_of(match wdl {
+                Wdl::Win => Some(pos.turn()),
+                Wdl::Loss => Some(!pos.turn()),
+                Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss => None,
+            });
         }
         let report = player.think(&moves, config.nodes, config.multipv_pick)?;
         let best = report
@@ -328,6 +315,16 @@ pub fn spread_sample<T>(items: Vec<T>, k: usize, rng: &mut Rng) -> Vec<T> {
             })
         })
         .collect()
+}
+
+/// A game's result from white's view (0 black won, 1 draw, 2 white won)
+/// from its winner, if any.
+fn result_of(winner: Option<Color>) -> u8 {
+    match winner {
+        Some(Color::White) => 2,
+        Some(Color::Black) => 0,
+        None => 1,
+    }
 }
 
 fn white_view(score: Score, turn: Color) -> Score {
@@ -564,11 +561,11 @@ mod tests {
         // a rook trade, a promotion) are the same game until then, and
         // no position the tables hold is kept.
         let book = [position("7r/8/4k3/8/4P3/8/4K3/R7 w - - 0 1")];
+        let tables = with.tablebases.as_ref().unwrap();
         let mut ended_early = 0;
         for index in 0..4 {
             let short = play_game(3, index, &varied(&with), &book, &mut player, None).unwrap();
             let long = play_game(3, index, &varied(&without), &book, &mut player, None).unwrap();
-            let tables = with.tablebases.as_ref().unwrap();
             assert!(short.records.iter().all(|r| tables.wdl_after_zeroing(&r.pos).is_none()));
             let positions = |g: &GameRecords| g.records.iter().map(|r| (r.pos.clone(), r.score)).collect::<Vec<_>>();
             assert!(positions(&long).starts_with(&positions(&short)), "game {index}");
