@@ -20,6 +20,27 @@ pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
 const WDL_MAGIC: [u8; 4] = [0x71, 0xe8, 0x23, 0x5d];
 const DTZ_MAGIC: [u8; 4] = [0xd7, 0x66, 0x0c, 0xa5];
 
+/// What loading the tables found: a folder or file that could not be used
+/// (an error: a caller that needs every table stops on it), tables of a
+/// chess variant passed over, and the closing summary of what was loaded.
+/// Displayed as the `info string` lines the UCI layer sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadNote {
+    Error(String),
+    Warning(String),
+    Summary(String),
+}
+
+impl std::fmt::Display for LoadNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadNote::Error(m) => write!(f, "error: SyzygyPath: {m}"),
+            LoadNote::Warning(m) => write!(f, "warning: SyzygyPath: {m}"),
+            LoadNote::Summary(m) => write!(f, "syzygy: {m}"),
+        }
+    }
+}
+
 /// The tables found in the folders of a `SyzygyPath`.
 pub struct Tablebases {
     tables: Tablebase<Chess>,
@@ -53,14 +74,14 @@ impl Tablebases {
     /// Loads the tables of every folder of `paths` (separated by
     /// [`PATH_SEPARATOR`]); the notes say what was found and what was
     /// skipped (a missing folder, a damaged file, tables of a variant).
-    pub fn load(paths: &str) -> (Tablebases, Vec<String>) {
+    pub fn load(paths: &str) -> (Tablebases, Vec<LoadNote>) {
         let mut tb = Tablebases { tables: Tablebase::new(), wdl_files: 0, dtz_files: 0 };
         let mut notes = Vec::new();
         for dir in paths.split(PATH_SEPARATOR).map(str::trim).filter(|d| !d.is_empty()) {
             let entries = match std::fs::read_dir(dir) {
                 Ok(entries) => entries,
                 Err(e) => {
-                    notes.push(format!("error: SyzygyPath: cannot read folder '{dir}': {e}"));
+                    notes.push(LoadNote::Error(format!("cannot read folder '{dir}': {e}")));
                     continue;
                 }
             };
@@ -80,11 +101,11 @@ impl Tablebases {
                     _ => continue,
                 };
                 if let Err(why) = check_file(&path, wdl) {
-                    notes.push(format!("error: SyzygyPath: skipping {}: {why}", path.display()));
+                    notes.push(LoadNote::Error(format!("skipping {}: {why}", path.display())));
                     continue;
                 }
                 if let Err(e) = tb.tables.add_file(&path) {
-                    notes.push(format!("error: SyzygyPath: skipping {}: {e}", path.display()));
+                    notes.push(LoadNote::Error(format!("skipping {}: {e}", path.display())));
                     continue;
                 }
                 if wdl {
@@ -94,17 +115,17 @@ impl Tablebases {
                 }
             }
             if variant > 0 {
-                notes.push(format!(
-                    "warning: SyzygyPath: ignored {variant} tables of chess variants in '{dir}' (standard chess: .rtbw and .rtbz)"
-                ));
+                notes.push(LoadNote::Warning(format!(
+                    "ignored {variant} tables of chess variants in '{dir}' (standard chess: .rtbw and .rtbz)"
+                )));
             }
         }
-        notes.push(format!(
-            "syzygy: {} WDL and {} DTZ tables, up to {} pieces",
+        notes.push(LoadNote::Summary(format!(
+            "{} WDL and {} DTZ tables, up to {} pieces",
             tb.wdl_files,
             tb.dtz_files,
             tb.max_pieces()
-        ));
+        )));
         (tb, notes)
     }
 
@@ -241,7 +262,7 @@ mod tests {
 
     fn syzygy(dir: &str) -> Syzygy {
         let (tables, notes) = Tablebases::load(dir);
-        assert!(notes.last().unwrap().starts_with("syzygy:"), "{notes:?}");
+        assert!(matches!(notes.last(), Some(LoadNote::Summary(_))), "{notes:?}");
         Syzygy { tables: Arc::new(tables), probe_depth: 1, rule50: true, probe_limit: 7 }
     }
 
@@ -250,7 +271,8 @@ mod tests {
         let Some(dir) = shared_tables() else { return };
         let (tables, notes) = Tablebases::load(&dir);
         assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces()), (37, 37, 5), "{notes:?}");
-        assert_eq!(notes, ["syzygy: 37 WDL and 37 DTZ tables, up to 5 pieces"]);
+        assert_eq!(notes, [LoadNote::Summary("37 WDL and 37 DTZ tables, up to 5 pieces".into())]);
+        assert_eq!(notes[0].to_string(), "syzygy: 37 WDL and 37 DTZ tables, up to 5 pieces");
         let tb = syzygy(&dir);
         // KRvK: a win for the side with the rook, a loss for the other.
         assert_eq!(tb.probe_score(&pos("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"), 3), Some((TB_WIN - 3, Bound::Lower)));
@@ -308,7 +330,8 @@ mod tests {
         let paths = format!("{}{PATH_SEPARATOR}/no/such/folder", dir.display());
         let (tables, notes) = Tablebases::load(&paths);
         assert_eq!((tables.wdl_files, tables.dtz_files, tables.max_pieces()), (0, 0, 0));
-        let text = notes.join("\n");
+        let text = notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert_eq!(notes.iter().filter(|n| matches!(n, LoadNote::Error(_))).count(), 3, "{text}");
         assert!(text.contains("KRvK.rtbw: 7 bytes: truncated"), "{text}");
         assert!(text.contains("KQvK.rtbz: wrong magic"), "{text}");
         assert!(text.contains("ignored 1 tables of chess variants"), "{text}");

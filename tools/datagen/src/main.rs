@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use tessera::search::syzygy::Tablebases;
+use tessera::search::syzygy::{LoadNote, Tablebases};
 use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
@@ -252,14 +252,22 @@ fn parse_range(text: &str) -> Result<(usize, usize), String> {
 /// (games would end at the wrong place), as is a path with no WDL table.
 fn load_tables(paths: &str) -> Result<Arc<Tablebases>, String> {
     let (tables, notes) = Tablebases::load(paths);
-    let errors: Vec<&str> = notes.iter().filter_map(|n| n.strip_prefix("error: SyzygyPath: ")).collect();
+    let errors: Vec<&str> = notes
+        .iter()
+        .filter_map(|n| match n {
+            LoadNote::Error(m) => Some(m.as_str()),
+            _ => None,
+        })
+        .collect();
     if !errors.is_empty() {
         return Err(format!("--syzygy: {}", errors.join("; ")));
     }
     if tables.wdl_files == 0 {
         return Err(format!("--syzygy '{paths}': no Syzygy WDL table (.rtbw) there"));
     }
-    eprintln!("{}", notes.last().map(String::as_str).unwrap_or_default());
+    if let Some(summary) = notes.iter().find(|n| matches!(n, LoadNote::Summary(_))) {
+        eprintln!("{summary}");
+    }
     Ok(Arc::new(tables))
 }
 
