@@ -102,17 +102,38 @@ pub struct FeatureCache {
 }
 
 impl FeatureCache {
-    /// The cache of every sample's positions, built in parallel; `None`
-    /// where the set's indices do not fit 16 bits.
-    pub fn build(fs: &FeatureSet, samples: &Samples) -> Option<FeatureCache> {
+    /// The cache of every sample's positions, built in parallel, or why
+    /// not: the set's indices do not fit 16 bits, or the cache would not fit
+    /// in `available` bytes of memory (it passes twice through memory while
+    /// its parts are joined). The training is the same without it, a few
+    /// per cent slower.
+    pub fn build(fs: &FeatureSet, samples: &Samples, available: Option<usize>) -> Result<FeatureCache, String> {
         if fs.size() > 1 << 16 {
-            return None;
+            return Err(format!("{} inputs do not fit 16-bit indices", fs.size()));
         }
         const PART: usize = 1 << 14;
         let order: Vec<u32> = (0..samples.len() as u32).collect();
+        if let (Some(available), Some(first)) = (available, order.chunks(PART).next()) {
+            // Sizes per sample vary little across a shuffled-enough set of
+            // files: the first part's, scaled to all, with a tenth to spare.
+            let sample = FeatureCache::from_batch(&Batch::build(fs, samples, first));
+            let estimate = sample.bytes() * samples.len() / first.len() / 10 * 11;
+            if 2 * estimate > available {
+                return Err(format!(
+                    "about {} MB, twice that while built, against {} MB of memory available",
+                    estimate >> 20,
+                    available >> 20
+                ));
+            }
+        }
         let parts: Vec<FeatureCache> =
             order.par_chunks(PART).map(|part| FeatureCache::from_batch(&Batch::build(fs, samples, part))).collect();
         let mut cache = FeatureCache::default();
+        let total = |field: fn(&FeatureCache) -> usize| parts.iter().map(field).sum::<usize>();
+        cache.indices.reserve_exact(total(|p| p.indices.len()));
+        cache.ends.reserve_exact(total(|p| p.ends.len()));
+        cache.ours.reserve_exact(total(|p| p.ours.len()));
+        cache.pieces.reserve_exact(total(|p| p.pieces.len()));
         for part in parts {
             let base = cache.indices.len() as u64;
             cache.indices.extend_from_slice(&part.indices);
@@ -120,7 +141,7 @@ impl FeatureCache {
             cache.ours.extend_from_slice(&part.ours);
             cache.pieces.extend_from_slice(&part.pieces);
         }
-        Some(cache)
+        Ok(cache)
     }
 
     fn from_batch(batch: &Batch) -> FeatureCache {
@@ -221,10 +242,27 @@ mod tests {
                     .collect(),
             );
             for samples in [eval, pqr] {
-                let cache = FeatureCache::build(&fs, &samples).expect("a set of fewer than 65,536 inputs");
+                let cache = FeatureCache::build(&fs, &samples, None).expect("a set of fewer than 65,536 inputs");
                 assert_eq!(cache.positions(), 3 * samples.positions_per_sample());
                 same(&Batch::from_cache(&cache, &samples, &order), &Batch::build(&fs, &samples, &order));
             }
         }
+    }
+
+    /// No cache where it would not fit the memory available, or where the
+    /// set's indices need more than 16 bits; one where it fits.
+    #[test]
+    fn the_cache_is_left_out_where_it_does_not_fit() {
+        let samples = Samples::Eval(FENS.iter().map(|f| parse_eval_line(&format!("{f} | 0 | 0.5")).unwrap()).collect());
+        let all: FeatureSet = "all".parse().unwrap();
+        let size = FeatureCache::build(&all, &samples, None).unwrap().bytes();
+        let Err(why) = FeatureCache::build(&all, &samples, Some(size)) else { panic!("twice its size is needed") };
+        assert!(why.contains("MB of memory available"), "{why}");
+        assert!(FeatureCache::build(&all, &samples, Some(3 * size)).is_ok());
+        let ka: FeatureSet = "ka".parse().unwrap();
+        assert!(FeatureCache::build(&ka, &samples, None).is_ok(), "ka has 49,152 inputs");
+        let wide: FeatureSet = "ka+kp".parse().unwrap();
+        let Err(why) = FeatureCache::build(&wide, &samples, None) else { panic!("more than 65,536 inputs") };
+        assert!(why.contains("16-bit"), "{why}");
     }
 }

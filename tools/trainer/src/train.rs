@@ -307,15 +307,22 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let mut trained_samples = 0usize;
     // Worked out once where more than one epoch is left (a single epoch
     // would build them once either way, and beside the passes).
-    let cache = (epochs > first_epoch + 1).then(|| FeatureCache::build(&fs, &train)).flatten().map(Arc::new);
-    if let Some(cache) = &cache {
-        println!(
-            "feature lists of {} positions cached: {} MB in {:.1} s",
-            cache.positions(),
-            cache.bytes() >> 20,
-            training_started.elapsed().as_secs_f64()
-        );
-    }
+    let cache = match (epochs > first_epoch + 1).then(|| FeatureCache::build(&fs, &train, available_memory())) {
+        Some(Ok(cache)) => {
+            println!(
+                "feature lists of {} positions cached: {} MB in {:.1} s",
+                cache.positions(),
+                cache.bytes() >> 20,
+                training_started.elapsed().as_secs_f64()
+            );
+            Some(Arc::new(cache))
+        }
+        Some(Err(why)) => {
+            println!("feature lists worked out batch by batch, not cached: {why}");
+            None
+        }
+        None => None,
+    };
 
     for epoch in first_epoch..epochs {
         let lr = schedule.rate(args.lr, epoch, epochs);
@@ -503,4 +510,13 @@ fn quantization_error(
         .collect();
     let max = errors.iter().copied().fold(0.0, f64::max);
     (errors.iter().sum::<f64>() / errors.len() as f64, max)
+}
+
+/// The memory the system could give this process now (Linux's
+/// `MemAvailable`); `None` where it does not say.
+fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
