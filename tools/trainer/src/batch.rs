@@ -113,11 +113,13 @@ impl FeatureCache {
         }
         const PART: usize = 1 << 14;
         let order: Vec<u32> = (0..samples.len() as u32).collect();
-        if let (Some(available), Some(first)) = (available, order.chunks(PART).next()) {
-            // Sizes per sample vary little across a shuffled-enough set of
-            // files: the first part's, scaled to all, with a tenth to spare.
-            let sample = FeatureCache::from_batch(&Batch::build(fs, samples, first));
-            let estimate = sample.bytes() * samples.len() / first.len() / 10 * 11;
+        if let Some(available) = available.filter(|_| !order.is_empty()) {
+            // A part's worth of samples spread evenly over the set (files
+            // differ: endings have fewer features than openings), scaled to
+            // all, with a tenth to spare.
+            let probe: Vec<u32> = order.iter().step_by((order.len() / PART).max(1)).take(PART).copied().collect();
+            let sample = FeatureCache::from_batch(&Batch::build(fs, samples, &probe));
+            let estimate = sample.bytes() * samples.len() / probe.len() / 10 * 11;
             if 2 * estimate > available {
                 return Err(format!(
                     "about {} MB, twice that while built, against {} MB of memory available",
