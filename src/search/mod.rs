@@ -440,11 +440,13 @@ fn info_line(
         line.push_str(&format!(" tbhits {}", w.shared.tbhits.load(Ordering::Relaxed)));
     }
     line.push_str(&format!(" time {} pv", elapsed.as_millis()));
-    let mut board = w.board.clone();
+    // A move's UCI text needs only the castling notation, not the position:
+    // no board is cloned or played along (with its accumulators, that was a
+    // twentieth of a 400-node search).
+    let mode = w.board.castling_mode();
     for &m in pv {
         line.push(' ');
-        line.push_str(&board.uci(m));
-        board.push(m);
+        line.push_str(&m.to_uci(mode).to_string());
     }
     line
 }

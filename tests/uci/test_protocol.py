@@ -170,3 +170,28 @@ def test_threads_hash_and_clear(session):
     assert max(depths) == 9
     hashfull = [int(l.split(" hashfull ")[1].split()[0]) for l in session.transcript if " hashfull " in l]
     assert all(0 <= h <= 1000 for h in hashfull)
+
+
+def test_every_info_pv_is_legal_in_both_castling_notations(session):
+    """The PV of every `info` line plays out legally from the root, castling
+    written as the GUI asked (king to its square, or king takes rook in
+    Chess960 mode): the PV's text is made from the moves alone."""
+    # The Italian game: castling short is among the best moves for white.
+    fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5"
+    castled = {False: "e1g1", True: "e1h1"}
+    for chess960 in (False, True):
+        session.send(f"setoption name UCI_Chess960 value {'true' if chess960 else 'false'}")
+        session.send(f"position fen {fen}")
+        session.sync()
+        start = len(session.transcript)
+        session.send("go depth 9")
+        session.expect(lambda l: l.startswith("bestmove"), timeout=60)
+        pvs = [l.split(" pv ")[1].split() for l in session.transcript[start:] if l.startswith("info") and " pv " in l]
+        assert pvs, "no info line with a pv"
+        for pv in pvs:
+            board = chess.Board(fen, chess960=chess960)
+            for text in pv:
+                move = chess.Move.from_uci(text)
+                assert move in board.legal_moves, f"{text} in {pv} (chess960={chess960})"
+                board.push(move)
+        assert any(castled[chess960] in pv for pv in pvs), f"no castling in any pv: {pvs}"
