@@ -17,7 +17,9 @@ Data (--data): `shared` (the default; every file of ../shared/data/train,
 3.3 M positions) or `scale` (the default of the `scale` experiment: the shared
 files plus every datagen run `*.bin` in --gen), trained with the default net's
 recipe: the same filters and deduplication, mirrors, and its four held-out
-files. --samples states the budget in samples seen (whole epochs that reach
+files. The runs are fixed when the study starts (their whole records copied into
+DIR/gen, counted in DIR/gen/manifest.txt): a run still being written does not
+change the data of the nets trained after it. --samples states the budget in samples seen (whole epochs that reach
 it). An experiment run on data other than its default writes its nets,
 tables and report under names that carry the data's name.
 
@@ -25,7 +27,8 @@ Every step is resumable: a finished net, statistic, bench, puzzle run or
 pairing is kept and not redone, so a killed run is continued by running the
 same command again. Timed steps (speed, games at a fixed time) need a quiet
 machine; the puzzles and games at a fixed number of nodes do not.
-writes: DIR/runs/SET (nets, loss.csv), DIR/stats, DIR/speed/EXPERIMENT, DIR/puzzles,
+writes: DIR/runs/SET (nets, loss.csv), DIR/gen (--data scale: the runs, fixed),
+        DIR/stats, DIR/speed/EXPERIMENT, DIR/puzzles,
         results/study-EXPERIMENT-{time,nodes}.md (games, via gauntlet.sh; with
         --table NAME, results/study-EXPERIMENT-{time,nodes}-NAME.md),
         research/study-EXPERIMENT.md and its charts study-EXPERIMENT-loss.png,
@@ -170,17 +173,73 @@ def held_out(study: Path) -> list[str]:
     return files
 
 
+RECORD_BYTES = 32  # one record of tessera-datagen's .bin files
+
+
+def pin_runs(gen: Path, study: Path) -> list[tuple[str, int]]:
+    """The generation runs a study trains on, fixed when it starts: the whole records of
+    each `*.bin` in `gen` at that moment, copied into STUDY/gen with a manifest of their
+    counts. A run still being written goes on growing in `gen`, not there, so every net
+    of the study, in this session or a later one, sees the same records (a study of twelve
+    nets takes several sessions). Returns each run's name and records."""
+    pinned = study / "gen"
+    manifest = pinned / "manifest.txt"
+    if manifest.exists():
+        runs = [(name, int(count)) for name, count in
+                (line.split() for line in manifest.read_text().splitlines() if line.strip())]
+        for name, count in runs:
+            copy = pinned / name
+            if not copy.is_file() or copy.stat().st_size != count * RECORD_BYTES:
+                report.die(f"{copy} does not hold the {count:,} records the study started with: "
+                           f"start over with another --dir (or delete {study})")
+        fixed = dict(runs)
+        now = {p.name: p.stat().st_size // RECORD_BYTES for p in gen.glob("*.bin")} if gen.is_dir() else {}
+        if grown := [f"{name} +{now[name] - fixed.get(name, 0):,}" for name in sorted(now) if now[name] > fixed.get(name, 0)]:
+            log(f"left out, made after the study fixed its data: {', '.join(grown)} records in {gen}")
+        return runs
+    found = sorted(gen.glob("*.bin"))
+    if not found:
+        report.die(f"--data scale: no generation run (*.bin) in {gen}; give the folder with --gen")
+    if net_of_any(study):
+        report.die(f"{study} holds nets trained before the study fixed its generation runs: "
+                   "their data is not known; start over with another --dir")
+    partial = study / "gen.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    runs = []
+    for path in found:
+        records = path.stat().st_size // RECORD_BYTES
+        left = records * RECORD_BYTES
+        with path.open("rb") as source, (partial / path.name).open("wb") as copy:
+            while left:
+                chunk = source.read(min(left, 1 << 24))
+                if not chunk:
+                    report.die(f"{path} shrank while it was copied")
+                copy.write(chunk)
+                left -= len(chunk)
+        runs.append((path.name, records))
+    (partial / "manifest.txt").write_text("".join(f"{name} {count}\n" for name, count in runs))
+    partial.rename(pinned)
+    log(f"the study's generation runs, fixed in {pinned}: "
+        + ", ".join(f"{name} {count:,}" for name, count in runs) + " records")
+    return runs
+
+
+def net_of_any(study: Path) -> bool:
+    """Whether any set of the study has a finished net."""
+    runs = study / "runs"
+    return runs.is_dir() and any(net_of(d) is not None for d in runs.iterdir() if d.is_dir())
+
+
 def data_budget(budget: dict, data: str, gen: Path, study: Path, tiny: bool) -> dict:
     """The budget with the training data named by --data (see DATA)."""
     if data == "shared":
         return budget
-    runs = sorted(gen.glob("*.bin"))
-    if not runs:
-        report.die(f"--data {data}: no generation run (*.bin) in {gen}; give the folder with --gen")
     scaled = dict(budget, **(TINY_SCALE if tiny else SCALE))
+    scaled["runs"] = pin_runs(gen, study)
     # Relative to the repository (the trainer runs there), so the report names no machine's path.
     shared = [f"{spec}:100" for spec in budget["data"]] if tiny else budget["data"]
-    scaled["data"] = shared + [os.path.join(os.path.relpath(gen, ROOT), "*.bin")]
+    scaled["data"] = shared + [os.path.join(os.path.relpath(study / "gen", ROOT), "*.bin")]
     scaled["validation"] = [] if tiny else held_out(study)
     return scaled
 
@@ -531,6 +590,10 @@ def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget
              f"(tables `results/study-{name}-time.md` and `-nodes.md`, Ordo, `all` = 0); "
              f"{budget['puzzles']} puzzles at {budget['puzzle_nodes']} nodes a move; statistics over "
              f"`{Path(budget['stats_file']).name}`; nps from `bench {budget['bench_depth']}`.\n")
+    if budget.get("runs"):
+        text += ("\nGeneration runs (the first records of each, as many as it held when the study started, "
+                 "copied into the study's `gen/`; `head -c $((RECORDS * 32)) RUN.bin` remakes a copy): "
+                 + ", ".join(f"`{name}` {count:,}" for name, count in budget["runs"]) + ".\n")
     for kind, what in [("time", budget["tc"]), ("nodes", f"{budget['nodes']} nodes")]:
         if note := sources_note(name, kind, f"Elo vs all, {what}", results[kind], shown):
             text += "\n" + note

@@ -237,6 +237,28 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
     # The runs' folder relative to the repository, as the trainer was given it.
     assert re.search(r" (\.\./)+\S*/gen/\*\.bin`", text), text
 
+    # The runs are fixed when the study starts: copied with their record counts, and a
+    # run that grows afterwards (a generation still going) does not change the study's data.
+    pinned = tmp_path / "study" / "gen"
+    records = (tmp_path / "gen" / "g.bin").stat().st_size // 32
+    assert (pinned / "manifest.txt").read_text() == f"g.bin {records}\n"
+    assert (pinned / "g.bin").read_bytes() == (tmp_path / "gen" / "g.bin").read_bytes()
+    assert f"`g.bin` {records:,}" in text, text
+    more = subprocess.run([str(datagen), "selfplay", "-o", str(tmp_path / "gen" / "g.bin"), "--games", "4",
+                           "--nodes", "200", "--jobs", "1", "--seed", "3"], capture_output=True, text=True)
+    assert more.returncode == 0, more.stderr
+    grown = (tmp_path / "gen" / "g.bin").stat().st_size // 32
+    assert grown > records
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"left out, made after the study fixed its data: g.bin +{grown - records:,}" in again.stderr, again.stderr
+    assert (pinned / "g.bin").stat().st_size == records * 32
+    # A copy that no longer holds its records is refused, not trained on.
+    with (pinned / "g.bin").open("r+b") as copy:
+        copy.truncate(32)
+    damaged = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert damaged.returncode != 0 and f"does not hold the {records:,} records" in damaged.stderr, damaged.stderr
+
     # The folder holds nets of the scale data: another data set is refused there.
     other = subprocess.run([sys.executable, str(STUDY), "axes", "--tiny", "--dir", str(tmp_path / "study"),
                             "--skip", "stats,speed,puzzles,nodes,time"], capture_output=True, text=True, env=env)
