@@ -19,9 +19,10 @@ files plus every datagen run `*.bin` in --gen), trained with the default net's
 recipe: the same filters and deduplication, mirrors, and its four held-out
 files. The runs are fixed when the study starts (their whole records copied into
 DIR/gen, counted in DIR/gen/manifest.txt): a run still being written does not
-change the data of the nets trained after it. --samples states the budget in samples seen (whole epochs that reach
-it). An experiment run on data other than its default writes its nets,
-tables and report under names that carry the data's name.
+change the data of the nets trained after it. --samples states the budget in
+samples seen (whole epochs that reach it). An experiment run on data other than
+its default writes its nets, tables and report under names that carry the
+data's name.
 
 Every step is resumable: a finished net, statistic, bench, puzzle run or
 pairing is kept and not redone, so a killed run is continued by running the
