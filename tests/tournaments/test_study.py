@@ -299,3 +299,26 @@ def test_the_scale_report_gives_each_shared_finding_its_verdict(tmp_path):
                     "`kb8`": ["-120.4 ± 34.9", "-60.0 ± 31.0", "+60.4 ± 46.7", "holds"]}, text
     # No set measured in both: nothing to compare.
     assert study.shared_comparison(scale, {"nodes": 25000}, tmp_path / "runs-dir", tmp_path / "runs-dir") == ""
+
+
+def test_the_runs_are_fixed_by_whole_records_and_not_under_nets_of_unknown_data(tmp_path):
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    # Three records and the start of a fourth, as a run cut mid-write leaves it.
+    (gen / "run.bin").write_bytes(bytes(range(32)) * 3 + b"\x01" * 5)
+    fixed = tmp_path / "fixed"
+    assert study.pin_runs(gen, fixed) == [("run.bin", 3)]
+    assert (fixed / "gen" / "run.bin").read_bytes() == bytes(range(32)) * 3
+    assert not (fixed / "gen.partial").exists()
+    # A folder with a net but no fixed runs: what that net was trained on is not known.
+    old = tmp_path / "old"
+    (old / "runs" / "kb4").mkdir(parents=True)
+    (old / "runs" / "kb4" / "kb4_512x2-32-1.nnue").write_bytes(b"net")
+    with pytest.raises(SystemExit):
+        study.pin_runs(gen, old)
+    assert not (old / "gen").exists()
