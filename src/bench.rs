@@ -96,7 +96,7 @@ pub fn run_threads(
     let threads = threads.max(1);
     let mut search = Search::new(BENCH_HASH_MB);
     search.network = network;
-    let options = SearchOptions { threads, multipv: 1, show_wdl: false };
+    let options = SearchOptions { threads, multipv: 1, ..SearchOptions::default() };
     let limits = Limits { depth: Some(depth), ..Limits::default() };
     let start = Instant::now();
     let mut nodes = 0;

@@ -16,7 +16,7 @@ fn search(board: &Board, threads: usize, limits: &Limits) -> tessera::search::Se
     let mut search = Search::new(16);
     let time = TimeManager::new(Instant::now(), limits, board.turn(), 0);
     let shared = SharedState::new(threads, limits, time);
-    let options = SearchOptions { threads, multipv: 1, show_wdl: false };
+    let options = SearchOptions { threads, multipv: 1, ..SearchOptions::default() };
     search.run(board, limits, options, &shared, &|_: &str| {})
 }
 
@@ -48,7 +48,7 @@ fn a_stop_ends_every_thread() {
     let mut search = Search::new(16);
     let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
     let shared = SharedState::new(2, &limits, time);
-    let options = SearchOptions { threads: 2, multipv: 1, show_wdl: false };
+    let options = SearchOptions { threads: 2, multipv: 1, ..SearchOptions::default() };
     std::thread::scope(|scope| {
         let running = scope.spawn(|| search.run(&board, &limits, options, &shared, &|_: &str| {}));
         std::thread::sleep(Duration::from_millis(300));
@@ -70,7 +70,7 @@ fn one_thread_searches_run_inline_on_a_search_stack() {
         let mut search = Search::new(16);
         let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
         let shared = SharedState::new(threads, &limits, time);
-        let options = SearchOptions { threads, multipv: 1, show_wdl: false };
+        let options = SearchOptions { threads, multipv: 1, info: true, ..SearchOptions::default() };
         let reporters = std::sync::Mutex::new(std::collections::HashSet::new());
         let report = |_: &str| {
             reporters.lock().unwrap().insert(std::thread::current().id());
@@ -87,5 +87,29 @@ fn one_thread_searches_run_inline_on_a_search_stack() {
         assert_eq!((spawned.0, spawned.1, spawned.2), (inline.0, inline.1, inline.2), "{fen}");
         let two = tessera::search::with_search_stack(|| run(2, &board));
         assert!(!two.3, "{fen}: two threads are started as before");
+    }
+}
+
+/// A search asked for no `info` lines reports none and finds exactly what
+/// the same search that reports them finds (the lines are only formatted,
+/// never read by the search).
+#[test]
+fn a_search_without_info_lines_reports_none_and_finds_the_same() {
+    let limits = Limits { nodes: Some(5_000), ..Limits::default() };
+    let run = |info: bool, board: &Board| {
+        let mut search = Search::new(16);
+        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
+        let shared = SharedState::new(1, &limits, time);
+        let options = SearchOptions { threads: 1, multipv: 2, info, ..SearchOptions::default() };
+        let lines = std::sync::Mutex::new(0);
+        let result = search.run(board, &limits, options, &shared, &|_: &str| *lines.lock().unwrap() += 1);
+        (result.best, result.score, result.nodes, result.lines, lines.into_inner().unwrap())
+    };
+    for fen in tessera::bench::POSITIONS.iter().step_by(7) {
+        let board = Board::from_fen(fen, false).unwrap();
+        let (quiet, told) = (run(false, &board), run(true, &board));
+        assert_eq!(quiet.4, 0, "{fen}: no line without info");
+        assert!(told.4 > 0, "{fen}: lines with info");
+        assert_eq!((quiet.0, quiet.1, quiet.2, quiet.3), (told.0, told.1, told.2, told.3), "{fen}");
     }
 }

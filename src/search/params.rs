@@ -6,6 +6,8 @@
 //! tune them: `tessera spsa-input` prints them in OpenBench's SPSA input
 //! format, and `tournaments/spsa.py` tunes them on this machine.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 /// One tunable constant: its value, the range a tuner may explore, and the
 /// perturbation SPSA ends with (OpenBench's `c_end`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,13 +208,34 @@ pub fn spsa_input() -> String {
         .collect()
 }
 
-/// The late-move reduction table of the current values, by depth and move number.
-pub fn lmr_table() -> Box<[[i32; 64]; 64]> {
-    let base = lmr_base() as f64 / 100.0;
-    let divisor = lmr_divisor() as f64 / 100.0;
-    // Made for every search: 64 logarithms, not 2 per entry.
+/// Late-move reductions in plies, by depth and move number.
+pub type LmrTable = [[i32; 64]; 64];
+
+/// The late-move reduction table of the current values. Built once for
+/// each pair of values (only the `tune` build changes them between
+/// searches): building it for every search was a fortieth of a 400-node
+/// search.
+pub fn lmr_table() -> Arc<LmrTable> {
+    /// The table last built and the (base, divisor) it was built from.
+    type Built = Option<((i32, i32), Arc<LmrTable>)>;
+    static BUILT: Mutex<Built> = Mutex::new(None);
+    let values = (lmr_base(), lmr_divisor());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*built {
+        Some((made_from, table)) if *made_from == values => Arc::clone(table),
+        _ => {
+            let table = Arc::new(build_lmr_table(values.0, values.1));
+            *built = Some((values, Arc::clone(&table)));
+            table
+        }
+    }
+}
+
+fn build_lmr_table(base: i32, divisor: i32) -> LmrTable {
+    let base = base as f64 / 100.0;
+    let divisor = divisor as f64 / 100.0;
     let ln: [f64; 64] = std::array::from_fn(|i| (i as f64).ln());
-    let mut table = Box::new([[0; 64]; 64]);
+    let mut table = [[0; 64]; 64];
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
             *r = (base + ln[depth] * ln[moves] / divisor) as i32;
@@ -251,6 +274,14 @@ mod tests {
         let t = lmr_table();
         assert_eq!(t[1][1], 0);
         assert!(t[20][30] > t[5][30] && t[20][30] > t[20][5]);
+    }
+
+    #[test]
+    fn the_reduction_table_is_built_once_for_the_same_values() {
+        // No test changes the two values it is built from.
+        let (first, again) = (lmr_table(), lmr_table());
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(*first, build_lmr_table(lmr_base(), lmr_divisor()));
     }
 
     #[test]

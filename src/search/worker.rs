@@ -1,6 +1,7 @@
 //! One search thread: principal variation search with quiescence, and the
 //! pruning, reduction and extension techniques that make it strong.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use arrayvec::ArrayVec;
@@ -51,9 +52,9 @@ pub struct Worker<'a> {
     pub stopped: bool,
     frames: Vec<Frame>,
     pv: Vec<Line>,
-    /// Late-move reductions in plies by depth and move number (built from
-    /// the tunables when the worker is made: once a search).
-    lmr: Box<[[i32; 64]; 64]>,
+    /// Late-move reductions in plies by depth and move number (of the
+    /// tunables' values when the worker is made).
+    lmr: Arc<LmrTable>,
 }
 
 impl<'a> Worker<'a> {

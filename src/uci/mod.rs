@@ -297,6 +297,7 @@ impl Engine {
             threads: self.options.threads,
             multipv: self.options.multipv,
             show_wdl: self.options.show_wdl,
+            info: true,
         };
         if let Some(h) = handicap {
             limits.nodes = Some(limits.nodes.map_or(h.nodes, |n| n.min(h.nodes)));

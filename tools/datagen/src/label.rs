@@ -97,7 +97,7 @@ pub fn search_within(search: &mut Search, board: &Board, budget: Budget) -> Sear
     };
     let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
     let shared = SharedState::new(1, &limits, time);
-    let options = SearchOptions { threads: 1, multipv: 1, show_wdl: false };
+    let options = SearchOptions { threads: 1, multipv: 1, ..SearchOptions::default() };
     search.run(board, &limits, options, &shared, &|_: &str| {})
 }
 

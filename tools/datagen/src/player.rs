@@ -75,7 +75,7 @@ impl Player for OwnSearch {
         let limits = Limits { nodes: Some(nodes), ..Limits::default() };
         let time = TimeManager::new(Instant::now(), &limits, self.board.turn(), 0);
         let shared = SharedState::new(1, &limits, time);
-        let options = SearchOptions { threads: 1, multipv: multipv.max(1), show_wdl: false };
+        let options = SearchOptions { threads: 1, multipv: multipv.max(1), show_wdl: false, info: multipv > 1 };
         // With several lines the scores of the others come only as `info`
         // lines: read them as a GUI would.
         let lines = Mutex::new(Report::default());
