@@ -21,17 +21,31 @@ const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knig
 /// Every legal capture and promotion of `pos`. In check, every legal move
 /// that captures or promotes among the evasions.
 pub fn noisy_moves(pos: &Chess) -> MoveList {
+    let mut moves = MoveList::new();
+    noisy_moves_into(pos, &mut moves);
+    moves
+}
+
+/// [`noisy_moves`] written into `moves` (emptied first): the quiescence
+/// search fills its picker's own list, where a returned list of 256 moves
+/// would be copied into it whole.
+pub fn noisy_moves_into(pos: &Chess, moves: &mut MoveList) {
+    moves.clear();
     let board = pos.board();
     let turn = pos.turn();
     let Some(king) = board.king_of(turn).filter(|_| pos.checkers().is_empty()) else {
         // Evasions (or a position without a king): the full generator decides.
-        return filtered_legal_moves(pos);
+        *moves = filtered_legal_moves(pos);
+        return;
     };
     let them = pos.them();
     let occupied = board.occupied();
 
-    // En passant comes with its own legality check.
-    let mut moves = pos.en_passant_moves();
+    // En passant comes with its own legality check; asked only where a
+    // pawn just moved two squares (its answer is a whole list).
+    if pos.maybe_ep_square().is_some() {
+        moves.extend(pos.en_passant_moves());
+    }
 
     // Pawn captures: towards the a-file, then towards the h-file. A white
     // pawn reaches its left capture square 7 squares up, a black pawn 9
@@ -49,27 +63,27 @@ pub fn noisy_moves(pos: &Chess) -> MoveList {
             moves.push(Move::Normal { role: Role::Pawn, from, capture: board.role_at(to), to, promotion: None });
         }
         for to in captures & Bitboard::BACKRANKS {
-            push_promotions(&mut moves, square_minus(to, offset), to, board.role_at(to));
+            push_promotions(moves, square_minus(to, offset), to, board.role_at(to));
         }
     }
     let forward = if turn == Color::White { 8 } else { -8 };
     let pushes = pawns.shift(forward) & !occupied & Bitboard::BACKRANKS;
     for to in pushes {
-        push_promotions(&mut moves, square_minus(to, forward), to, None);
+        push_promotions(moves, square_minus(to, forward), to, None);
     }
 
     // Pieces, each capturing only.
     for from in pos.our(Role::Knight) {
-        push_captures(&mut moves, board, Role::Knight, from, knight_attacks(from) & them);
+        push_captures(moves, board, Role::Knight, from, knight_attacks(from) & them);
     }
     for from in pos.our(Role::Bishop) {
-        push_captures(&mut moves, board, Role::Bishop, from, bishop_attacks(from, occupied) & them);
+        push_captures(moves, board, Role::Bishop, from, bishop_attacks(from, occupied) & them);
     }
     for from in pos.our(Role::Rook) {
-        push_captures(&mut moves, board, Role::Rook, from, rook_attacks(from, occupied) & them);
+        push_captures(moves, board, Role::Rook, from, rook_attacks(from, occupied) & them);
     }
     for from in pos.our(Role::Queen) {
-        push_captures(&mut moves, board, Role::Queen, from, queen_attacks(from, occupied) & them);
+        push_captures(moves, board, Role::Queen, from, queen_attacks(from, occupied) & them);
     }
     // Not in check, so no slider looks through the king: the full occupancy
     // is the right one for the king's safety.
@@ -87,7 +101,6 @@ pub fn noisy_moves(pos: &Chess) -> MoveList {
             _ => true,
         });
     }
-    moves
 }
 
 /// shakmaty's full legal list filtered to captures and promotions: the
@@ -159,10 +172,15 @@ mod tests {
         ];
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15_u64);
         let mut checked = 0;
+        // One list for every position, as the quiescence search fills its
+        // picker's: what the last position left in it must not show.
+        let mut reused = MoveList::new();
         for fen in starts {
             for _game in 0..40 {
                 let mut pos = position(fen);
                 for _ply in 0..120 {
+                    noisy_moves_into(&pos, &mut reused);
+                    assert_eq!(reused, filtered_legal_moves(&pos));
                     if !pos.is_check() {
                         assert_eq!(
                             noisy_moves(&pos),

@@ -10,7 +10,7 @@ use super::history::{Histories, PieceTo, is_quiet};
 use super::see::see_ge;
 use super::tt::PackedMove;
 use crate::board::Board;
-use crate::board::noisy::noisy_moves;
+use crate::board::noisy::noisy_moves_into;
 use crate::evaluate::piece_value;
 
 const TT_MOVE: i32 = 10_000_000;
@@ -97,9 +97,11 @@ impl MovePicker {
     /// Every legal move but `handed_out` (the table move, if it went first),
     /// scored.
     fn generate(&mut self, board: &Board, hist: &Histories, p: &Pending, handed_out: Option<Move>) {
-        let mut moves = board.pos().legal_moves();
+        // Straight into the picker's list: a list made here and moved there
+        // afterwards is one more copy of its 256 entries.
+        self.moves = board.pos().legal_moves();
         if let Some(first) = handed_out {
-            moves.retain(|m| *m != first);
+            self.moves.retain(|m| *m != first);
         }
         let color = board.turn();
         let killers = hist.killers(p.ply);
@@ -107,7 +109,7 @@ impl MovePicker {
         // Extended in place: collecting into a new list and moving it here
         // copies the whole 256-entry array.
         self.scores.clear();
-        self.scores.extend(moves.iter().map(|&m| {
+        self.scores.extend(self.moves.iter().map(|&m| {
             if p.tt_move.matches(m) {
                 TT_MOVE
             } else if !is_quiet(m) {
@@ -126,14 +128,17 @@ impl MovePicker {
                 hist.quiet_score(color, m, p.prev)
             }
         }));
-        self.moves = moves;
     }
 
     /// Ordering for quiescence: captures and promotions, or every evasion
     /// when in check.
     pub fn quiescence(board: &Board, tt_move: PackedMove, hist: &Histories) -> MovePicker {
-        let moves = if board.in_check() { board.pos().legal_moves() } else { noisy_moves(board.pos()) };
-        let mut picker = MovePicker { moves, scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
+        let mut picker = MovePicker { moves: MoveList::new(), scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
+        if board.in_check() {
+            picker.moves = board.pos().legal_moves();
+        } else {
+            noisy_moves_into(board.pos(), &mut picker.moves);
+        }
         let color = board.turn();
         picker.scores.extend(picker.moves.iter().map(|&m| {
             if tt_move.matches(m) {
