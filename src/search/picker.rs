@@ -74,24 +74,34 @@ fn mvv_lva(m: Move) -> i32 {
     victim * 8 - m.role() as i32
 }
 
+/// A picker with no move yet: `start_main` or `start_quiescence` fills it.
+/// The search keeps its picker in its own frame and fills it there: a picker
+/// made and returned by a constructor was copied whole (its two 256-entry
+/// lists) at every node.
+impl Default for MovePicker {
+    fn default() -> MovePicker {
+        MovePicker { moves: MoveList::new(), scores: ArrayVec::new(), next: 0, stage: Stage::Picking }
+    }
+}
+
 impl MovePicker {
-    /// Ordering for the main search: the table move first if it is legal,
-    /// then every other legal move, generated when the table move is done.
-    pub fn main(
+    /// Ordering for the main search (in a new picker): the table move first
+    /// if it is legal, then every other legal move, generated when the table
+    /// move is done.
+    pub fn start_main(
+        &mut self,
         board: &Board,
         tt_move: PackedMove,
         hist: &Histories,
         ply: usize,
         prev: [Option<PieceTo>; 2],
         use_history: bool,
-    ) -> MovePicker {
+    ) {
         let pending = Pending { tt_move, ply, prev, use_history };
-        let mut picker = MovePicker { moves: MoveList::new(), scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
         match decode(board, tt_move) {
-            Some(first) => picker.stage = Stage::TableMove(first, pending),
-            None => picker.generate(board, hist, &pending, None),
+            Some(first) => self.stage = Stage::TableMove(first, pending),
+            None => self.generate(board, hist, &pending, None),
         }
-        picker
     }
 
     /// Every legal move but `handed_out` (the table move, if it went first),
@@ -130,17 +140,16 @@ impl MovePicker {
         }));
     }
 
-    /// Ordering for quiescence: captures and promotions, or every evasion
-    /// when in check.
-    pub fn quiescence(board: &Board, tt_move: PackedMove, hist: &Histories) -> MovePicker {
-        let mut picker = MovePicker { moves: MoveList::new(), scores: ArrayVec::new(), next: 0, stage: Stage::Picking };
+    /// Ordering for quiescence (in a new picker): captures and promotions,
+    /// or every evasion when in check.
+    pub fn start_quiescence(&mut self, board: &Board, tt_move: PackedMove, hist: &Histories) {
         if board.in_check() {
-            picker.moves = board.pos().legal_moves();
+            self.moves = board.pos().legal_moves();
         } else {
-            noisy_moves_into(board.pos(), &mut picker.moves);
+            noisy_moves_into(board.pos(), &mut self.moves);
         }
         let color = board.turn();
-        picker.scores.extend(picker.moves.iter().map(|&m| {
+        self.scores.extend(self.moves.iter().map(|&m| {
             if tt_move.matches(m) {
                 TT_MOVE
             } else if is_quiet(m) {
@@ -149,7 +158,6 @@ impl MovePicker {
                 GOOD_CAPTURE + mvv_lva(m) + hist.capture_score(color, m) / 16
             }
         }));
-        picker
     }
 
     /// True when the position has no legal move.
@@ -232,7 +240,8 @@ mod tests {
             tables.push(PackedMove((rng.next_u64() & 0xfff) as u16));
             tables.push(PackedMove::NONE);
             for tt in tables {
-                let picker = MovePicker::main(&board, tt, &hist, 0, [None, None], true);
+                let mut picker = MovePicker::default();
+                picker.start_main(&board, tt, &hist, 0, [None, None], true);
                 assert_eq!(picker.is_empty(), legal.is_empty(), "{fen}");
                 let out = drain(picker, &board, &hist);
                 let mut handed: Vec<Move> = out.iter().map(|&(m, _)| m).collect();

@@ -286,7 +286,8 @@ impl<'a> Worker<'a> {
         }
 
         let prev = self.previous_moves(ply);
-        let mut picker = MovePicker::main(&self.board, tt_move, self.hist, ply, prev, FULL);
+        let mut picker = MovePicker::default();
+        picker.start_main(&self.board, tt_move, self.hist, ply, prev, FULL);
         if picker.is_empty() {
             return if in_check { mated_in(ply) } else { DRAW };
         }
@@ -526,7 +527,8 @@ impl<'a> Worker<'a> {
             best_score = stand_pat;
         }
 
-        let mut picker = MovePicker::quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
+        let mut picker = MovePicker::default();
+        picker.start_quiescence(&self.board, tt_entry.map_or(PackedMove::NONE, |e| e.mv), self.hist);
         let mut best_move = None;
         let original_alpha = alpha;
         let mut any_legal = false;
