@@ -13,11 +13,21 @@ use tessera::search::time::TimeManager;
 use tessera::search::{Search, SearchOptions, SharedState};
 
 fn search(board: &Board, threads: usize, limits: &Limits) -> tessera::search::SearchResult {
+    let options = SearchOptions { threads, multipv: 1, ..SearchOptions::default() };
+    search_with(board, limits, options, &|_: &str| {})
+}
+
+/// A search with a fresh table, these options and this reader of its lines.
+fn search_with(
+    board: &Board,
+    limits: &Limits,
+    options: SearchOptions,
+    report: &(dyn Fn(&str) + Sync),
+) -> tessera::search::SearchResult {
     let mut search = Search::new(16);
     let time = TimeManager::new(Instant::now(), limits, board.turn(), 0);
-    let shared = SharedState::new(threads, limits, time);
-    let options = SearchOptions { threads, multipv: 1, ..SearchOptions::default() };
-    search.run(board, limits, options, &shared, &|_: &str| {})
+    let shared = SharedState::new(options.threads, limits, time);
+    search.run(board, limits, options, &shared, report)
 }
 
 #[test]
@@ -67,15 +77,12 @@ fn a_stop_ends_every_thread() {
 fn one_thread_searches_run_inline_on_a_search_stack() {
     let limits = Limits { nodes: Some(20_000), ..Limits::default() };
     let run = |threads: usize, board: &Board| {
-        let mut search = Search::new(16);
-        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
-        let shared = SharedState::new(threads, &limits, time);
         let options = SearchOptions { threads, multipv: 1, info: true, ..SearchOptions::default() };
         let reporters = std::sync::Mutex::new(std::collections::HashSet::new());
         let report = |_: &str| {
             reporters.lock().unwrap().insert(std::thread::current().id());
         };
-        let result = search.run(board, &limits, options, &shared, &report);
+        let result = search_with(board, &limits, options, &report);
         let on_caller = reporters.into_inner().unwrap() == [std::thread::current().id()].into();
         (result.best, result.score, result.nodes, on_caller)
     };
@@ -97,12 +104,9 @@ fn one_thread_searches_run_inline_on_a_search_stack() {
 fn a_search_without_info_lines_reports_none_and_finds_the_same() {
     let limits = Limits { nodes: Some(5_000), ..Limits::default() };
     let run = |info: bool, board: &Board| {
-        let mut search = Search::new(16);
-        let time = TimeManager::new(Instant::now(), &limits, board.turn(), 0);
-        let shared = SharedState::new(1, &limits, time);
         let options = SearchOptions { threads: 1, multipv: 2, info, ..SearchOptions::default() };
         let lines = std::sync::Mutex::new(0);
-        let result = search.run(board, &limits, options, &shared, &|_: &str| *lines.lock().unwrap() += 1);
+        let result = search_with(board, &limits, options, &|_: &str| *lines.lock().unwrap() += 1);
         (result.best, result.score, result.nodes, result.lines, lines.into_inner().unwrap())
     };
     for fen in tessera::bench::POSITIONS.iter().step_by(7) {
