@@ -72,6 +72,30 @@ fn write_progress(output: &Path, done: usize, bytes: u64) -> Result<(), String> 
     std::fs::rename(&tmp, &path).map_err(|e| e.to_string())
 }
 
+/// Opens `output` (creating it empty) and locks it for this run alone. A
+/// second run on the same file (a resume started while the first still
+/// runs, say) would cut it back to the progress file's count and write
+/// beside the first: both runs' records would be lost in the mix.
+fn lock_output(output: &Path) -> Result<std::fs::File, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(output)
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "{} is being written by another run (it holds the file's lock): stop that one, or wait for it, \
+             before resuming",
+            output.display()
+        )),
+        // A file system without locks: run as before, unguarded.
+        Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => Ok(file),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: cannot lock: {e}", output.display())),
+    }
+}
+
 /// What a run did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -133,6 +157,8 @@ pub fn produce_into<W: Send>(
     work: impl Fn(&mut W, usize) -> Result<Vec<Record>, String> + Sync,
 ) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
+    // Held until the run ends; the system drops it with the process.
+    let _only_writer = lock_output(output)?;
     let start = match read_progress(output)? {
         Some((done, bytes)) => {
             let file = std::fs::OpenOptions::new().write(true).open(output).map_err(|e| e.to_string())?;
@@ -355,6 +381,28 @@ mod tests {
         // Without its progress file an existing output is not touched.
         std::fs::remove_file(progress_path(&whole)).unwrap();
         assert!(label_into(&samples, &mut labellers(1, None), Filters::default(), &whole, 4).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_on_a_file_another_run_writes_is_refused_and_changes_nothing() {
+        let dir = fresh_dir("locked-");
+        let samples = samples();
+        let output = dir.join("out.bin");
+        let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap();
+        assert_eq!(first.written, 10);
+        let before = std::fs::read(&output).unwrap();
+        // A run still writing holds the lock (as a separate open would).
+        let running = std::fs::OpenOptions::new().write(true).open(&output).unwrap();
+        running.lock().unwrap();
+        let err = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap_err();
+        assert!(err.contains("another run"), "{err}");
+        assert_eq!(std::fs::read(&output).unwrap(), before, "the file untouched");
+        assert_eq!(read_progress(&output).unwrap(), Some((10, 10 * 32)));
+        // Once that run ends the resume goes on.
+        drop(running);
+        let resumed = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap();
+        assert_eq!((resumed.resumed_from, resumed.written), (10, 10));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
