@@ -158,15 +158,14 @@ pub fn produce_into<W: Send>(
 ) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     // Held until the run ends; the system drops it with the process.
-    let _only_writer = lock_output(output)?;
+    let only_writer = lock_output(output)?;
     let start = match read_progress(output)? {
         Some((done, bytes)) => {
-            let file = std::fs::OpenOptions::new().write(true).open(output).map_err(|e| e.to_string())?;
-            file.set_len(bytes).map_err(|e| e.to_string())?;
+            only_writer.set_len(bytes).map_err(|e| e.to_string())?;
             done.min(items)
         }
         None => {
-            if output.exists() && std::fs::metadata(output).map_err(|e| e.to_string())?.len() > 0 {
+            if only_writer.metadata().map_err(|e| e.to_string())?.len() > 0 {
                 return Err(format!(
                     "{} exists without a progress file: choose another output or remove it",
                     output.display()

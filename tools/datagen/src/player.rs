@@ -75,15 +75,13 @@ impl Player for OwnSearch {
         let limits = Limits { nodes: Some(nodes), ..Limits::default() };
         let time = TimeManager::new(Instant::now(), &limits, self.board.turn(), 0);
         let shared = SharedState::new(1, &limits, time);
-        let options = SearchOptions { threads: 1, multipv: multipv.max(1), show_wdl: false, info: multipv > 1 };
         // With several lines the scores of the others come only as `info`
-        // lines: read them as a GUI would.
+        // lines: asked for then, and read as a GUI would.
+        let options = SearchOptions { threads: 1, multipv: multipv.max(1), show_wdl: false, info: multipv > 1 };
         let lines = Mutex::new(Report::default());
         let collect = |line: &str| {
-            if multipv > 1 {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                read_info(&words, &mut lines.lock().expect("info lines"));
-            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            read_info(&words, &mut lines.lock().expect("info lines"));
         };
         let result = self.search.run(&self.board, &limits, options, &shared, &collect);
         let mut report = lines.into_inner().expect("info lines");
