@@ -12,14 +12,20 @@
 #   tools/datagen/device-selfplay.sh run SEED SECONDS [JOBS]
 #       (there, with device-pack/ carried) runs the recipe with --seed SEED for
 #       SECONDS, stops it with SIGINT (games in flight are finished and saved),
-#       and writes all-d7k-SEED.bin.xz, its sha256 and the log to $OUT.
-#       JOBS defaults to 64: each job waits on its Stockfish through a pipe, so
-#       on 16 cores many more jobs than cores keep them busy (64 jobs: 5.1 M to
-#       8.4 M positions an hour there, 18: 3.2 M; research/training-log.md).
+#       and writes the records to $OUT as xz-packed parts of at most
+#       PART_RECORDS records (default 1,000,000: about 12 MB packed, under the
+#       tool's 16 MiB a file; 8 files and 64 MiB in all come back, so at most
+#       about 5 M records a run), all-d7k-sSEED.sha256 and the log.
+#       JOBS defaults to 64: under gVisor each job waits on its Stockfish
+#       through a slow pipe, so many more jobs than cores keep them busy (64
+#       jobs: 5.1 M to 8.4 M positions an hour there with Debian's Stockfish);
+#       on 2026-11-28 16 jobs with a BMI2 build of Stockfish made 17 M
+#       (research/training-log.md).
 #   tools/datagen/device-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
 # env: STOCKFISH (default /usr/games/stockfish, Debian's portable build: one
-#      built for this CPU may stop on the device's first unknown instruction), BOOK (default
+#      built for this CPU may stop on the device's first unknown instruction;
+#      an ARCH=x86-64-bmi2 build ran there), PART_RECORDS (for run), BOOK (default
 #      ../shared/data/books/noob_3moves.epd), SYZYGY (default
 #      ../shared/data/syzygy), OUT (for run), PACK (the pack's folder, default
 #      device-pack/ at the repository root)
@@ -55,6 +61,8 @@ case "${1:-}" in
         [ $# -ge 3 ] || die "run needs SEED SECONDS [JOBS]"
         seed=$2 seconds=$3 jobs=${4:-64}
         [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
+        part_records=${PART_RECORDS:-1000000}
+        [[ $part_records =~ ^[1-9][0-9]*$ ]] || die "PART_RECORDS is a whole number above 0"
         [ -n "${OUT:-}" ] && [ -d "$OUT" ] || die "\$OUT must name a folder"
         [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' here and carry device-pack"
         name=all-d7k-s$seed
@@ -73,19 +81,23 @@ case "${1:-}" in
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
         [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
         echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
-        xz -T0 -6 "$name.bin"
-        sha256sum "$name.bin.xz" > "$OUT/$name.bin.xz.sha256"
-        mv "$name.bin.xz" "$OUT/"
+        # Parts end on record boundaries; unpack joins them in name order.
+        split -b $(( part_records * 32 )) -d -a 2 "$name.bin" "$name.bin.part"
+        xz -T0 -6 "$name".bin.part??
+        sha256sum "$name".bin.part??.xz > "$OUT/$name.sha256"
+        mv "$name".bin.part??.xz "$OUT/"
         tail -3 "$OUT/$name.log" ;;
     unpack)
         [ $# -eq 2 ] && [ -d "$2" ] || die "unpack needs the folder the files came back in"
-        for sum in "$2"/*.bin.xz.sha256; do
-            [ -f "$sum" ] || die "no .bin.xz.sha256 in $2"
-            xz=${sum%.sha256}
-            (cd "$(dirname "$xz")" && sha256sum -c --quiet "$(basename "$sum")") || die "$xz does not match its checksum"
-            out=$(basename "${xz%.xz}")
+        for sum in "$2"/*.sha256; do
+            [ -f "$sum" ] || die "no .sha256 in $2"
+            (cd "$2" && sha256sum -c --quiet "$(basename "$sum")") || die "$sum: a part does not match its checksum"
+            out=$(basename "${sum%.sha256}").bin
             [ ! -e "$out" ] || die "$out exists here: not overwriting it"
-            xz -dc "$xz" > "$out"
+            # The parts in name order (the sha256 file lists them so), joined.
+            awk '{print $2}' "$sum" | sort | (cd "$2" && xargs xz -dc) > "$out.partial" \
+                || { rm -f "$out.partial"; die "could not unpack $sum"; }
+            mv "$out.partial" "$out"
             echo "$out: $(( $(stat -c %s "$out") / 32 )) records"
         done ;;
     *)
