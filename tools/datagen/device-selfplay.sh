@@ -94,7 +94,7 @@ case "${1:-}" in
             (cd "$2" && sha256sum -c --quiet "$(basename "$sum")") || die "$sum: a part does not match its checksum"
             out=$(basename "${sum%.sha256}").bin
             [ ! -e "$out" ] || die "$out exists here: not overwriting it"
-            # The parts in name order (the sha256 file lists them so), joined.
+            # The parts listed in the sha256 file, joined in name order.
             awk '{print $2}' "$sum" | sort | (cd "$2" && xargs xz -dc) > "$out.partial" \
                 || { rm -f "$out.partial"; die "could not unpack $sum"; }
             mv "$out.partial" "$out"
