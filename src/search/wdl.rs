@@ -22,10 +22,10 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play with net v8p, the default (research/wdl-model.md has the
+/// Tessera's self-play with net v9, the default (research/wdl-model.md has the
 /// data and the command; refit when the default net changes, since a net's
 /// scores carry its own scale).
-pub const FITTED: WdlModel = WdlModel { a: [247.867, -224.140, 20.532, 44.396], b: [48.942, 35.737, -10.063, 9.665] };
+pub const FITTED: WdlModel = WdlModel { a: [234.374, -226.163, 44.933, 33.102], b: [38.515, 69.817, -58.994, 30.607] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
