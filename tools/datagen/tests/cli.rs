@@ -97,8 +97,8 @@ fn selfplay_syzygy_ends_games_at_the_tables_and_resumes() {
         eprintln!("skipping: {} is absent", tables.display());
         return;
     }
-    // Ten games: enough that one reaches the tables whichever net plays them
-    // (with net v9 the first six end before four pieces, the first eight do not).
+    // Ten games, so that one reaches the tables: with net v9 the first six all
+    // end above four pieces and the first eight reach three (a later net may need more).
     let noisy = ["--nodes", "400", "--random-move-prob", "0.3"];
     let every = killed_and_resumed_games("noisy-tables", 10, &noisy);
     let cut = killed_and_resumed_games("syzygy", 10, &[&noisy[..], &["--syzygy", tables.to_str().unwrap()]].concat());
