@@ -66,23 +66,41 @@ def test_a_timed_run_packs_the_saved_records_and_unpack_restores_them(pack, tmp_
     r = script(["run", "7", "1", "2"], pack, out)
     assert r.returncode == 0, r.stderr
     names = sorted(f.name for f in out.iterdir())
-    assert names == ["all-d7k-s7.bin.part00.xz", "all-d7k-s7.log", "all-d7k-s7.sha256"]
-    log = (out / "all-d7k-s7.log").read_text()
+    assert names == ["all-own400-s7.bin.part00.xz", "all-own400-s7.log", "all-own400-s7.sha256"]
+    log = (out / "all-own400-s7.log").read_text()
     assert "interrupted" in log and "2 records" in log and "datagen commit test" in log
-    # The recipe's flags, the games ended at the packed tables among them.
+    # The recipe's flags, the games ended at the packed tables among them;
+    # by default the games' own scores are the labels: no labeller.
     assert "--skip-capture" in log and f"--syzygy {pack}/syzygy" in log, log
+    assert "--label-" not in log and "--jobs 2 " in log, log
 
     here = tmp_path / "here"
     here.mkdir()
     r = unpack(out, here)
     assert r.returncode == 0, r.stderr
-    assert "all-d7k-s7.bin: 2 records" in r.stdout
-    assert (here / "all-d7k-s7.bin").stat().st_size == 64
+    assert "all-own400-s7.bin: 2 records" in r.stdout
+    assert (here / "all-own400-s7.bin").stat().st_size == 64
 
     # A second unpack would overwrite the file: refused, the file kept.
     r = unpack(out, here)
     assert r.returncode != 0 and "not overwriting" in r.stderr
-    assert (here / "all-d7k-s7.bin").stat().st_size == 64
+    assert (here / "all-own400-s7.bin").stat().st_size == 64
+
+
+def test_stockfish_labels_are_asked_for_by_name_and_need_a_packed_stockfish(pack, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    r = script(["run", "5", "1", "1"], pack, out, LABELS="stockfish")
+    assert r.returncode == 0, r.stderr
+    log = (out / "all-d7k-s5.log").read_text()
+    assert f"--label-engine {pack}/stockfish --label-option Hash=1 --label-depth 7 --label-keep-hash" in log, log
+    r = script(["run", "5", "1", "1"], pack, out, LABELS="sf")
+    assert r.returncode != 0 and "LABELS is 'own' or 'stockfish'" in r.stderr
+    (pack / "stockfish").unlink()
+    r = script(["run", "5", "1", "1"], pack, out, LABELS="stockfish")
+    assert r.returncode != 0 and "pack with Stockfish" in r.stderr
+    # Own labels need no Stockfish.
+    assert script(["run", "6", "1", "1"], pack, out).returncode == 0
 
 
 def test_records_come_back_in_parts_that_unpack_joins_in_order(pack, tmp_path):
@@ -92,7 +110,7 @@ def test_records_come_back_in_parts_that_unpack_joins_in_order(pack, tmp_path):
     r = script(["run", "8", "1", "1"], pack, out, PART_RECORDS="1")
     assert r.returncode == 0, r.stderr
     parts = sorted(f.name for f in out.glob("*.xz"))
-    assert parts == ["all-d7k-s8.bin.part00.xz", "all-d7k-s8.bin.part01.xz"]
+    assert parts == ["all-own400-s8.bin.part00.xz", "all-own400-s8.bin.part01.xz"]
     records = [subprocess.run(["xz", "-dc", str(out / p)], capture_output=True, check=True).stdout for p in parts]
     assert [len(r) for r in records] == [32, 32]
 
@@ -100,8 +118,8 @@ def test_records_come_back_in_parts_that_unpack_joins_in_order(pack, tmp_path):
     here.mkdir()
     r = unpack(out, here)
     assert r.returncode == 0, r.stderr
-    assert "all-d7k-s8.bin: 2 records" in r.stdout
-    assert (here / "all-d7k-s8.bin").read_bytes() == b"".join(records)
+    assert "all-own400-s8.bin: 2 records" in r.stdout
+    assert (here / "all-own400-s8.bin").read_bytes() == b"".join(records)
 
     r = script(["run", "8", "1", "1"], pack, out, PART_RECORDS="0")
     assert r.returncode != 0 and "PART_RECORDS" in r.stderr
@@ -111,7 +129,7 @@ def test_unpack_refuses_a_file_that_does_not_match_its_checksum(pack, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     assert script(["run", "9", "1", "1"], pack, out).returncode == 0
-    xz = out / "all-d7k-s9.bin.part00.xz"
+    xz = out / "all-own400-s9.bin.part00.xz"
     data = bytearray(xz.read_bytes())
     data[-1] ^= 0xFF
     xz.write_bytes(bytes(data))
@@ -119,7 +137,7 @@ def test_unpack_refuses_a_file_that_does_not_match_its_checksum(pack, tmp_path):
     here.mkdir()
     r = unpack(out, here)
     assert r.returncode != 0 and "does not match its checksum" in r.stderr
-    assert not (here / "all-d7k-s9.bin").exists()
+    assert not (here / "all-own400-s9.bin").exists()
 
 
 def test_bad_arguments_are_refused_with_a_reason(pack, tmp_path):
@@ -161,7 +179,7 @@ def test_the_timed_stop_interrupts_datagen_once_and_spares_its_labeller(tmp_path
     pack = make_pack(tmp_path, FAKE_DATAGEN_WITH_LABELLER)
     out = tmp_path / "out"
     out.mkdir()
-    r = script(["run", "3", "1", "1"], pack, out)
+    r = script(["run", "3", "1", "1"], pack, out, LABELS="stockfish")
     assert r.returncode == 0, r.stderr
     log = (out / "all-d7k-s3.log").read_text()
     assert "interrupts 1, labeller alive" in log, log

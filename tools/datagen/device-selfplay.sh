@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # Generation on a lent many-core machine that has no network and no Stockfish of
-# its own: pack here what the `all-d7k` recipe needs, carry it there, play for a
+# its own: pack here what the generation recipe needs, carry it there, play for a
 # fixed time, bring the records back packed with their checksum.
 #
 # usage:
 #   tools/datagen/device-selfplay.sh pack
 #       (here) builds tessera-datagen (the default net plays the games) and puts
-#       it, this machine's Stockfish, the 3-move book and the Syzygy WDL tables
-#       into device-pack/ (ignored by git; about 52 MB, under the device's
-#       64 MiB carry limit)
+#       it, this machine's Stockfish (when there is one; LABELS=stockfish needs
+#       it), the 3-move book and the Syzygy WDL tables into device-pack/
+#       (ignored by git; about 52 MB, under the device's 64 MiB carry limit)
 #   tools/datagen/device-selfplay.sh run SEED SECONDS [JOBS]
 #       (there, with device-pack/ carried) runs the recipe with --seed SEED for
 #       SECONDS, stops it with SIGINT (games in flight are finished and saved),
 #       and writes the records to $OUT as xz-packed parts of at most
 #       PART_RECORDS records (default 1,000,000: about 12 MB packed, under the
 #       tool's 16 MiB a file; 8 files and 64 MiB in all come back, so at most
-#       about 5 M records a run), all-d7k-sSEED.sha256 and the log.
-#       JOBS defaults to 64: under gVisor each job waits on its Stockfish
-#       through a slow pipe, so many more jobs than cores keep them busy (64
-#       jobs: 5.1 M to 8.4 M positions an hour there with Debian's Stockfish);
-#       on 2026-11-28 16 jobs with a BMI2 build of Stockfish made 17 M
-#       (research/training-log.md).
+#       about 5 M records a run), NAME.sha256 and the log, NAME being
+#       all-own400-sSEED (own labels) or all-d7k-sSEED (Stockfish's).
+#       JOBS defaults to the cores with own labels; with Stockfish's to 64:
+#       under gVisor each job waits on its Stockfish through a slow pipe, so
+#       many more jobs than cores keep them busy (64 jobs: 5.1 M to 8.4 M
+#       positions an hour there with Debian's Stockfish); on 2026-11-28 16
+#       jobs with a BMI2 build of Stockfish made 17 M (research/training-log.md).
 #   tools/datagen/device-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
-# env: STOCKFISH (default /usr/games/stockfish, Debian's portable build: one
+# env: LABELS (for run: `own`, the default since s167, keeps each position's
+#      score from the game's own 400-node search; `stockfish`, the all-d7k
+#      recipe, re-scores it with the packed Stockfish at depth 7),
+#      STOCKFISH (default /usr/games/stockfish, Debian's portable build: one
 #      built for this CPU may stop on the device's first unknown instruction;
 #      an ARCH=x86-64-bmi2 build ran there), PART_RECORDS (for run), BOOK (default
 #      ../shared/data/books/noob_3moves.epd), SYZYGY (default
@@ -38,7 +42,9 @@ case "${1:-}" in
     pack)
         stockfish=${STOCKFISH:-/usr/games/stockfish}
         book=${BOOK:-$root/../shared/data/books/noob_3moves.epd}
-        [ -x "$stockfish" ] || die "no Stockfish at $stockfish (apt-get install stockfish, or set STOCKFISH)"
+        if [ "${LABELS:-own}" = stockfish ] && [ ! -x "$stockfish" ]; then
+            die "no Stockfish at $stockfish (apt-get install stockfish, or set STOCKFISH)"
+        fi
         [ -f "$book" ] || die "no book at $book (set BOOK)"
         syzygy=${SYZYGY:-$root/../shared/data/syzygy}
         compgen -G "$syzygy/*.rtbw" >/dev/null || die "no Syzygy WDL tables (*.rtbw) in $syzygy (set SYZYGY)"
@@ -46,26 +52,37 @@ case "${1:-}" in
         (cd "$root" && cargo build --release -p tessera-datagen --quiet)
         rm -rf "$pack" && mkdir -p "$pack"
         cp "$root/target/release/tessera-datagen" "$pack/"
-        cp "$stockfish" "$pack/stockfish"
+        if [ -x "$stockfish" ]; then
+            cp "$stockfish" "$pack/stockfish"
+        else
+            echo "no Stockfish at $stockfish: packed for own labels only" >&2
+        fi
         zstd -q -19 "$book" -o "$pack/book.epd.zst"
         mkdir "$pack/syzygy" && cp "$syzygy"/*.rtbw "$pack/syzygy/"   # the game-ending probe reads WDL only
         {
             echo "datagen commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src tools build.rs nets || echo ' (with uncommitted changes)')"
             echo "$("$pack/tessera-datagen" --version 2>/dev/null || true)"
-            echo "stockfish $(echo quit | "$pack/stockfish" | head -1)"
+            [ ! -x "$pack/stockfish" ] || echo "stockfish $(echo quit | "$pack/stockfish" | head -1)"
             echo "book $(basename "$book")"
         } > "$pack/PACKED"
         du -sh "$pack"
         cat "$pack/PACKED" ;;
     run)
         [ $# -ge 3 ] || die "run needs SEED SECONDS [JOBS]"
-        seed=$2 seconds=$3 jobs=${4:-64}
+        case "${LABELS:-own}" in
+            own) labels=() name=all-own400-s$2 default_jobs=$(nproc) ;;
+            stockfish)
+                [ -x "$pack/stockfish" ] || die "no $pack/stockfish: pack with Stockfish for LABELS=stockfish"
+                labels=(--label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash)
+                name=all-d7k-s$2 default_jobs=64 ;;
+            *) die "LABELS is 'own' or 'stockfish', not '${LABELS}'" ;;
+        esac
+        seed=$2 seconds=$3 jobs=${4:-$default_jobs}
         [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
         part_records=${PART_RECORDS:-1000000}
         [[ $part_records =~ ^[1-9][0-9]*$ ]] || die "PART_RECORDS is a whole number above 0"
         [ -n "${OUT:-}" ] && [ -d "$OUT" ] || die "\$OUT must name a folder"
         [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' here and carry device-pack"
-        name=all-d7k-s$seed
         work=$(mktemp -d)
         cd "$work"
         echo "$(nproc) cores; $(tr '\n' ';' < "$pack/PACKED")" > "$OUT/$name.log"
@@ -76,8 +93,7 @@ case "${1:-}" in
         # Stockfish children die under the games still being finished.
         timeout --foreground -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
-            --label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash --skip-capture \
-            --syzygy "$pack/syzygy" \
+            ${labels[@]+"${labels[@]}"} --skip-capture --syzygy "$pack/syzygy" \
             --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
         [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
         echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
