@@ -36,13 +36,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=${PACK:-$root/device-pack}
+labels_from=${LABELS:-own}   # who scores the positions: the games' own search, or Stockfish
 die() { echo "error: $*" >&2; exit 1; }
 
 case "${1:-}" in
     pack)
         stockfish=${STOCKFISH:-/usr/games/stockfish}
         book=${BOOK:-$root/../shared/data/books/noob_3moves.epd}
-        if [ "${LABELS:-own}" = stockfish ] && [ ! -x "$stockfish" ]; then
+        if [ "$labels_from" = stockfish ] && [ ! -x "$stockfish" ]; then
             die "no Stockfish at $stockfish (apt-get install stockfish, or set STOCKFISH)"
         fi
         [ -f "$book" ] || die "no book at $book (set BOOK)"
@@ -69,15 +70,16 @@ case "${1:-}" in
         cat "$pack/PACKED" ;;
     run)
         [ $# -ge 3 ] || die "run needs SEED SECONDS [JOBS]"
-        case "${LABELS:-own}" in
-            own) labels=() name=all-own400-s$2 default_jobs=$(nproc) ;;
+        seed=$2 seconds=$3
+        case "$labels_from" in
+            own) labels=() name=all-own400-s$seed default_jobs=$(nproc) ;;
             stockfish)
                 [ -x "$pack/stockfish" ] || die "no $pack/stockfish: pack with Stockfish for LABELS=stockfish"
                 labels=(--label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash)
-                name=all-d7k-s$2 default_jobs=64 ;;
-            *) die "LABELS is 'own' or 'stockfish', not '${LABELS}'" ;;
+                name=all-d7k-s$seed default_jobs=64 ;;
+            *) die "LABELS is 'own' or 'stockfish', not '$labels_from'" ;;
         esac
-        seed=$2 seconds=$3 jobs=${4:-$default_jobs}
+        jobs=${4:-$default_jobs}
         [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
         part_records=${PART_RECORDS:-1000000}
         [[ $part_records =~ ^[1-9][0-9]*$ ]] || die "PART_RECORDS is a whole number above 0"
