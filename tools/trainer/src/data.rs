@@ -121,6 +121,17 @@ impl Samples {
         out
     }
 
+    /// Multiplies every eval score by `factor`; triplets have no score.
+    pub fn scale_scores(&mut self, factor: f32) -> Result<(), String> {
+        match self {
+            Samples::Eval(v) => {
+                v.iter_mut().for_each(|s| s.score *= factor);
+                Ok(())
+            }
+            Samples::Pqr(_) => Err("a score factor needs eval data; PQR triplets have no score".into()),
+        }
+    }
+
     pub fn select(&self, keep: &[bool], wanted: bool) -> Samples {
         fn pick<T: Clone>(v: &[T], keep: &[bool], wanted: bool) -> Vec<T> {
             v.iter().zip(keep).filter(|(_, k)| **k == wanted).map(|(s, _)| s.clone()).collect()

@@ -64,7 +64,9 @@ pub struct Args {
     /// Training files or globs: text, plain or zstd (`<FEN> | <cp, white's
     /// view> | <result>` for eval; `<FEN> | <move played> | <other move>` for
     /// pqr), or datagen's `.bin` records. `PATH:0.5` keeps that share of each
-    /// file, `PATH:200000` at most that many samples of each. Positions that
+    /// file, `PATH:200000` at most that many samples of each; `PATH:x1.2`
+    /// multiplies each score of the file (labels on another scale; after a
+    /// share or cap: `PATH:0.5:x1.2`). Positions that
     /// occur again (in any file) are trained on once, unless --keep-duplicates.
     #[arg(long = "data", required = true, num_args = 1..)]
     pub data: Vec<sources::SourceSpec>,

@@ -8,6 +8,11 @@
 //!                   position hash and seed
 //! `PATH:200000`     a cap (an integer): each file keeps at most that many
 //!                   samples, the same hash order deciding which
+//! `PATH:x1.2`       a score factor: each eval score of the file is multiplied
+//!                   by it (after the filters), for files whose labeller scores
+//!                   on another scale (a game's own search scores run about
+//!                   0.83× Stockfish's); it may follow a share or cap
+//!                   (`PATH:0.5:x1.2`)
 //!
 //! Positions of the validation files are never trained on: every training
 //! sample whose position appears in a validation file is dropped, so holding
@@ -36,16 +41,36 @@ pub enum Take {
 pub struct SourceSpec {
     pub pattern: String,
     pub take: Take,
+    /// Multiplies every eval score of the source (1: as labelled).
+    pub score_factor: f32,
+}
+
+/// Whether a `:`-suffix is a score factor (`x` and a number).
+fn is_factor(suffix: &str) -> bool {
+    suffix.strip_prefix('x').is_some_and(|f| f.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
 }
 
 impl std::str::FromStr for SourceSpec {
     type Err = String;
 
     fn from_str(text: &str) -> Result<SourceSpec, String> {
-        if let Some((pattern, suffix)) = text.rsplit_once(':')
+        let (rest, score_factor) = match text.rsplit_once(':') {
+            Some((rest, suffix)) if !rest.is_empty() && is_factor(suffix) => {
+                let factor: f32 = suffix[1..].parse().map_err(|_| format!("{text}: bad score factor '{suffix}'"))?;
+                if !(factor.is_finite() && factor > 0.0) {
+                    return Err(format!("{text}: a score factor must be positive, got {suffix}"));
+                }
+                (rest, factor)
+            }
+            _ => (text, 1.0),
+        };
+        if let Some((pattern, suffix)) = rest.rsplit_once(':')
             && !pattern.is_empty()
             && suffix.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.')
         {
+            if pattern.rsplit_once(':').is_some_and(|(_, s)| is_factor(s)) {
+                return Err(format!("{text}: the score factor comes last (PATH:0.5:x1.2)"));
+            }
             let take = if suffix.contains('.') {
                 let share: f64 = suffix.parse().map_err(|_| format!("{text}: bad share '{suffix}'"))?;
                 if !(share > 0.0 && share <= 1.0) {
@@ -59,19 +84,23 @@ impl std::str::FromStr for SourceSpec {
                 }
                 Take::Cap(cap)
             };
-            return Ok(SourceSpec { pattern: pattern.to_string(), take });
+            return Ok(SourceSpec { pattern: pattern.to_string(), take, score_factor });
         }
-        Ok(SourceSpec { pattern: text.to_string(), take: Take::All })
+        Ok(SourceSpec { pattern: rest.to_string(), take: Take::All, score_factor })
     }
 }
 
 impl fmt::Display for SourceSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.take {
-            Take::All => write!(f, "{}", self.pattern),
-            Take::Share(s) => write!(f, "{}:{s}", self.pattern),
-            Take::Cap(c) => write!(f, "{}:{c}", self.pattern),
+            Take::All => write!(f, "{}", self.pattern)?,
+            Take::Share(s) => write!(f, "{}:{s}", self.pattern)?,
+            Take::Cap(c) => write!(f, "{}:{c}", self.pattern)?,
         }
+        if self.score_factor != 1.0 {
+            write!(f, ":x{}", self.score_factor)?;
+        }
+        Ok(())
     }
 }
 
@@ -167,7 +196,7 @@ pub struct ReadSettings {
 /// Reads one file and keeps what the filter and the take allow.
 fn read_file(
     path: &Path,
-    take: Take,
+    spec: &SourceSpec,
     filter: Filter,
     settings: &ReadSettings,
     limit: usize,
@@ -181,7 +210,7 @@ fn read_file(
     }
     let mut keep: Vec<bool> = verdicts.iter().map(Result::is_ok).collect();
     let before = report.filtered.kept as usize;
-    match take {
+    match spec.take {
         Take::All => {}
         Take::Share(share) => {
             let bound = (share * u64::MAX as f64) as u64;
@@ -207,8 +236,11 @@ fn read_file(
         }
         Take::Cap(_) => {}
     }
-    let kept = samples.select(&keep, true);
+    let mut kept = samples.select(&keep, true);
     report.not_taken = before - kept.len();
+    if spec.score_factor != 1.0 {
+        kept.scale_scores(spec.score_factor).map_err(|why| DataError::Empty(format!("{}: {why}", path.display())))?;
+    }
     Ok((kept, report, load.first_rejection))
 }
 
@@ -225,7 +257,7 @@ pub fn load_held_out(validation: &[SourceSpec], settings: &ReadSettings) -> Resu
     let mut held = HeldOut { sets: Vec::new(), files: Vec::new(), first_rejection: None };
     for spec in validation {
         for path in spec.files().map_err(DataError::Empty)? {
-            let (samples, mut report, rejection) = read_file(&path, spec.take, Filter::QUIET, settings, usize::MAX)?;
+            let (samples, mut report, rejection) = read_file(&path, spec, Filter::QUIET, settings, usize::MAX)?;
             if held.first_rejection.is_none() {
                 held.first_rejection = rejection;
             }
@@ -268,7 +300,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
                 break;
             }
             let (samples, mut report, rejection) =
-                read_file(&path, spec.take, settings.filter, settings, settings.limit - lines)?;
+                read_file(&path, spec, settings.filter, settings, settings.limit - lines)?;
             note(rejection);
             lines += report.lines;
             let keys: Vec<u64> = (0..samples.len()).into_par_iter().map(|i| key(&samples.key_position(i))).collect();
@@ -308,13 +340,56 @@ mod tests {
     fn specs_parse_shares_caps_and_plain_paths() {
         let p = |s: &str| s.parse::<SourceSpec>();
         assert_eq!(p("a.txt").unwrap().take, Take::All);
-        assert_eq!(p("data/*.zst:0.5").unwrap(), SourceSpec { pattern: "data/*.zst".into(), take: Take::Share(0.5) });
+        assert_eq!(
+            p("data/*.zst:0.5").unwrap(),
+            SourceSpec { pattern: "data/*.zst".into(), take: Take::Share(0.5), score_factor: 1.0 }
+        );
         assert_eq!(p("x.bin:200000").unwrap().take, Take::Cap(200000));
         assert_eq!(p("C:\\data\\x.txt").unwrap().take, Take::All, "a drive letter is not a suffix");
         assert!(p("a.txt:1.5").unwrap_err().contains("(0, 1]"));
         assert!(p("a.txt:0").unwrap_err().contains("at least 1"));
         assert!(p("a.txt:0.").is_err());
         assert_eq!(p("a.txt:0.25").unwrap().to_string(), "a.txt:0.25");
+    }
+
+    #[test]
+    fn specs_parse_score_factors_alone_and_after_a_take() {
+        let p = |s: &str| s.parse::<SourceSpec>();
+        assert_eq!(
+            p("own.bin:x1.2").unwrap(),
+            SourceSpec { pattern: "own.bin".into(), take: Take::All, score_factor: 1.2 }
+        );
+        assert_eq!(
+            p("d/*.bin:0.5:x0.8").unwrap(),
+            SourceSpec { pattern: "d/*.bin".into(), take: Take::Share(0.5), score_factor: 0.8 }
+        );
+        assert_eq!(p("a.bin:300:x2").unwrap().take, Take::Cap(300));
+        assert_eq!(p("a.bin:300:x2").unwrap().to_string(), "a.bin:300:x2");
+        assert!(p("a.bin:x0").unwrap_err().contains("positive"));
+        assert!(p("a.bin:x1.2.3").unwrap_err().contains("bad score factor"));
+        assert!(p("a.bin:x1.2:0.5").unwrap_err().contains("comes last"));
+        assert_eq!(p("dir:xy/a.bin").unwrap().pattern, "dir:xy/a.bin", "not a factor: a plain path");
+    }
+
+    #[test]
+    fn a_score_factor_scales_each_score_of_its_file_only() {
+        let dir = std::env::temp_dir().join(format!("tessera-factor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+        std::fs::write(&a, "4k3/8/8/8/8/8/8/4K2R w - - 0 1 | 100 | 1.0\n").unwrap();
+        std::fs::write(&b, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1 | -50 | 0.5\n").unwrap();
+        let settings =
+            ReadSettings { method: Method::Eval, filter: Filter::QUIET, limit: usize::MAX, seed: 1, deduplicate: true };
+        let spec = |s: String| s.parse::<SourceSpec>().unwrap();
+        let train = [spec(format!("{}:x1.5", a.display())), spec(b.display().to_string())];
+        let loaded = load(&train, &[], &settings).unwrap();
+        let scores: Vec<f32> = (0..loaded.train.len()).map(|i| loaded.train.target(i)[0]).collect();
+        assert_eq!(scores, vec![150.0, 50.0], "a's 100 scaled, b's 50 (black to move's view) as read");
+        let pqr = ReadSettings { method: Method::Pqr, ..settings };
+        std::fs::write(&b, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 | a1a2 | a1b1\n").unwrap();
+        let err = load(&[spec(format!("{}:x2", b.display()))], &[], &pqr).err().expect("PQR has no score to scale");
+        assert!(err.to_string().contains("needs eval data"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
