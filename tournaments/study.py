@@ -8,7 +8,7 @@ play `all` at a fixed time per move and at a fixed number of nodes, rated by
 Ordo with `all` = 0. The results are one markdown table per experiment.
 
 usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
-                           [--table NAME] [--data NAME] [--gen DIR] [--samples N]
+                           [--table NAME] [--data NAME] [--gen DIR] [--score-factor PATTERN=F] [--samples N]
        tournaments/study.py --summary [--dir DIR] [--tiny]
        tournaments/study.py --list
 EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes, scale (see --list)
@@ -19,7 +19,9 @@ files plus every datagen run `*.bin` in --gen), trained with the default net's
 recipe: the same filters and deduplication, mirrors, and its four held-out
 files. The runs are fixed when the study starts (their whole records copied into
 DIR/gen, counted in DIR/gen/manifest.txt): a run still being written does not
-change the data of the nets trained after it. --samples states the budget in
+change the data of the nets trained after it. --score-factor 'all-own400-*=1.15'
+multiplies the scores of the runs it names (labels on another scale: the game's own
+search scores), fixed with the runs. --samples states the budget in
 samples seen (whole epochs that reach it). An experiment run on data other than
 its default writes its nets, tables and report under names that carry the
 data's name.
@@ -40,7 +42,9 @@ writes: DIR/runs/SET (nets, loss.csv), DIR/gen (--data scale: the runs, fixed),
 
 import argparse
 import collections
+import fnmatch
 import glob
+import math
 import os
 import re
 import shutil
@@ -177,23 +181,50 @@ def held_out(study: Path) -> list[str]:
 RECORD_BYTES = 32  # one record of tessera-datagen's .bin files
 
 
-def pin_runs(gen: Path, study: Path) -> list[tuple[str, int]]:
+def parse_factors(specs: list[str]) -> list[tuple[str, float]]:
+    """`--score-factor PATTERN=F` arguments: a run-name glob and a positive factor."""
+    factors = []
+    for spec in specs:
+        pattern, _, value = spec.rpartition("=")
+        try:
+            factor = float(value)
+        except ValueError:
+            factor = 0.0
+        if not pattern or not (factor > 0 and math.isfinite(factor)):
+            report.die(f"--score-factor {spec!r}: PATTERN=FACTOR with a positive factor, e.g. 'all-own400-*=1.15'")
+        factors.append((pattern, factor))
+    return factors
+
+
+def factor_of(name: str, factors: list[tuple[str, float]]) -> float:
+    """The score factor of a run: that of the first pattern its name matches, else 1."""
+    return next((factor for pattern, factor in factors if fnmatch.fnmatchcase(name, pattern)), 1.0)
+
+
+def pin_runs(gen: Path, study: Path, factors: list[tuple[str, float]] | None = None) -> list[tuple[str, int, float]]:
     """The generation runs a study trains on, fixed when it starts: the whole records of
     each `*.bin` in `gen` at that moment, copied into STUDY/gen with a manifest of their
-    counts. A run still being written goes on growing in `gen`, not there, so every net
-    of the study, in this session or a later one, sees the same records (a study of twelve
-    nets takes several sessions). Returns each run's name and records."""
+    counts and score factors (`--score-factor`: runs labelled on another scale, e.g. by the
+    game's own search). A run still being written goes on growing in `gen`, not there, so
+    every net of the study, in this session or a later one, sees the same records (a study
+    of twelve nets takes several sessions). Returns each run's name, records and factor;
+    factors given again must be the ones the study was fixed with."""
     pinned = study / "gen"
     manifest = pinned / "manifest.txt"
     if manifest.exists():
-        runs = [(name, int(count)) for name, count in
+        runs = [(fields[0], int(fields[1]), float(fields[2]) if len(fields) > 2 else 1.0) for fields in
                 (line.split() for line in manifest.read_text().splitlines() if line.strip())]
-        for name, count in runs:
+        if factors is not None and (wanted := [factor_of(name, factors) for name, _, _ in runs]) != [
+                factor for _, _, factor in runs]:
+            report.die("--score-factor: the study fixed its runs with the factors "
+                       + ", ".join(f"{name} ×{factor:g}" for name, _, factor in runs)
+                       + ", not " + ", ".join(f"×{f:g}" for f in wanted) + ": start over with another --dir")
+        for name, count, _ in runs:
             copy = pinned / name
             if not copy.is_file() or copy.stat().st_size != count * RECORD_BYTES:
                 report.die(f"{copy} does not hold the {count:,} records the study started with: "
                            f"start over with another --dir (or delete {study})")
-        fixed = dict(runs)
+        fixed = {name: count for name, count, _ in runs}
         now = {p.name: p.stat().st_size // RECORD_BYTES for p in gen.glob("*.bin")} if gen.is_dir() else {}
         if grown := [f"{name} +{now[name] - fixed.get(name, 0):,}" for name in sorted(now) if now[name] > fixed.get(name, 0)]:
             log(f"left out, made after the study fixed its data: {', '.join(grown)} records in {gen}")
@@ -218,11 +249,13 @@ def pin_runs(gen: Path, study: Path) -> list[tuple[str, int]]:
                     report.die(f"{path} shrank while it was copied")
                 copy.write(chunk)
                 left -= len(chunk)
-        runs.append((path.name, records))
-    (partial / "manifest.txt").write_text("".join(f"{name} {count}\n" for name, count in runs))
+        runs.append((path.name, records, factor_of(path.name, factors or [])))
+    (partial / "manifest.txt").write_text("".join(f"{name} {count}" + (f" {factor:g}" if factor != 1 else "") + "\n"
+                                                  for name, count, factor in runs))
     partial.rename(pinned)
     log(f"the study's generation runs, fixed in {pinned}: "
-        + ", ".join(f"{name} {count:,}" for name, count in runs) + " records")
+        + ", ".join(f"{name} {count:,}" + (f" (scores ×{factor:g})" if factor != 1 else "")
+                    for name, count, factor in runs) + " records")
     return runs
 
 
@@ -232,15 +265,21 @@ def net_of_any(study: Path) -> bool:
     return runs.is_dir() and any(net_of(d) is not None for d in runs.iterdir() if d.is_dir())
 
 
-def data_budget(budget: dict, data: str, gen: Path, study: Path, tiny: bool) -> dict:
+def data_budget(budget: dict, data: str, gen: Path, study: Path, tiny: bool,
+                factors: list[tuple[str, float]] | None = None) -> dict:
     """The budget with the training data named by --data (see DATA)."""
     if data == "shared":
         return budget
     scaled = dict(budget, **(TINY_SCALE if tiny else SCALE))
-    scaled["runs"] = pin_runs(gen, study)
+    scaled["runs"] = pin_runs(gen, study, factors)
     # Relative to the repository (the trainer runs there), so the report names no machine's path.
     shared = [f"{spec}:100" for spec in budget["data"]] if tiny else budget["data"]
-    scaled["data"] = shared + [os.path.join(os.path.relpath(study / "gen", ROOT), "*.bin")]
+    pinned = os.path.relpath(study / "gen", ROOT)
+    if all(factor == 1 for _, _, factor in scaled["runs"]):
+        scaled["data"] = shared + [os.path.join(pinned, "*.bin")]
+    else:  # each run by name, with its factor (the trainer's PATH:xF)
+        scaled["data"] = shared + [os.path.join(pinned, name) + (f":x{factor:g}" if factor != 1 else "")
+                                   for name, _, factor in scaled["runs"]]
     scaled["validation"] = [] if tiny else held_out(study)
     return scaled
 
@@ -594,7 +633,8 @@ def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget
     if budget.get("runs"):
         text += ("\nGeneration runs (the first records of each, as many as it held when the study started, "
                  "copied into the study's `gen/`; `head -c $((RECORDS * 32)) RUN.bin` remakes a copy): "
-                 + ", ".join(f"`{name}` {count:,}" for name, count in budget["runs"]) + ".\n")
+                 + ", ".join(f"`{name}` {count:,}" + (f" (scores ×{factor:g})" if factor != 1 else "")
+                             for name, count, factor in budget["runs"]) + ".\n")
     for kind, what in [("time", budget["tc"]), ("nodes", f"{budget['nodes']} nodes")]:
         if note := sources_note(name, kind, f"Elo vs all, {what}", results[kind], shown):
             text += "\n" + note
@@ -827,6 +867,9 @@ def main():
     parser.add_argument("--data", choices=DATA, help="the training data (default: the experiment's; see above)")
     parser.add_argument("--gen", default=str(TOURNAMENTS / "work" / "gen"),
                         help="the folder of generation runs (*.bin) that --data scale adds to the shared files")
+    parser.add_argument("--score-factor", action="append", metavar="PATTERN=F",
+                        help="multiply the scores of the generation runs whose name matches PATTERN by F "
+                             "(labels on another scale, e.g. 'all-own400-*=1.15'); fixed with the runs")
     parser.add_argument("--samples", type=int, help="the budget in samples seen (default: the data's)")
     parser.add_argument("--tiny", action="store_true", help="a budget of seconds, for tests")
     parser.add_argument("--skip", default="", help=f"steps to leave out: {','.join(STEPS)}")
@@ -868,7 +911,10 @@ def main():
     name, command = study_name(args.experiment, data), study_command(args.experiment, data)
     study = Path(args.dir or TOURNAMENTS / "work" / ("study" if data == "shared" else f"study-{data}"))
     check_data_of(study, data)
-    budget = data_budget(budget, data, Path(args.gen), study, args.tiny)
+    if args.score_factor and data == "shared":
+        report.die("--score-factor applies to generation runs: --data scale")
+    factors = parse_factors(args.score_factor) if args.score_factor else None
+    budget = data_budget(budget, data, Path(args.gen), study, args.tiny, factors)
     if args.samples is not None:
         if args.samples < 1:
             report.die("--samples needs at least 1")
@@ -880,7 +926,7 @@ def main():
         proc = subprocess.run([str(engine_now), "features", fs], capture_output=True, text=True)
         if proc.returncode != 0:
             report.die(f"feature set {fs}: {proc.stderr.strip()}")
-    if not [f for spec in budget["data"] for f in glob.glob(re.sub(r":[\d.]+$", "", spec))]:  # PATH:N specs too
+    if not [f for spec in budget["data"] for f in glob.glob(re.sub(r"(:x?[\d.]+)+$", "", spec))]:  # PATH:N, PATH:xF specs too
         report.die(f"no training data at {' '.join(budget['data'])}")
 
     have_cutechess = bool(os.environ.get("CUTECHESS") or shutil.which("cutechess-cli"))

@@ -312,7 +312,7 @@ def test_the_runs_are_fixed_by_whole_records_and_not_under_nets_of_unknown_data(
     # Three records and the start of a fourth, as a run cut mid-write leaves it.
     (gen / "run.bin").write_bytes(bytes(range(32)) * 3 + b"\x01" * 5)
     fixed = tmp_path / "fixed"
-    assert study.pin_runs(gen, fixed) == [("run.bin", 3)]
+    assert study.pin_runs(gen, fixed) == [("run.bin", 3, 1.0)]
     assert (fixed / "gen" / "run.bin").read_bytes() == bytes(range(32)) * 3
     assert not (fixed / "gen.partial").exists()
     # A folder with a net but no fixed runs: what that net was trained on is not known.
@@ -322,3 +322,37 @@ def test_the_runs_are_fixed_by_whole_records_and_not_under_nets_of_unknown_data(
     with pytest.raises(SystemExit):
         study.pin_runs(gen, old)
     assert not (old / "gen").exists()
+
+
+def test_score_factors_are_fixed_with_the_runs_and_given_to_the_trainer_per_run(tmp_path):
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    (gen / "all-d7k-s1.bin").write_bytes(bytes(64))
+    (gen / "all-own400-s2.bin").write_bytes(bytes(96))
+    factors = study.parse_factors(["all-own400-*=1.15"])
+    assert factors == [("all-own400-*", 1.15)]
+    assert study.factor_of("all-own400-s2.bin", factors) == 1.15 and study.factor_of("all-d7k-s1.bin", factors) == 1.0
+    for bad in ["1.15", "own*=0", "own*=-2", "own*=x", "=1.2", "own*=nan"]:
+        with pytest.raises(SystemExit):
+            study.parse_factors([bad])
+
+    folder = tmp_path / "study"
+    budget = study.data_budget(dict(study.FULL), "scale", gen, folder, tiny=True, factors=factors)
+    assert budget["runs"] == [("all-d7k-s1.bin", 2, 1.0), ("all-own400-s2.bin", 3, 1.15)]
+    assert (folder / "gen" / "manifest.txt").read_text() == "all-d7k-s1.bin 2\nall-own400-s2.bin 3 1.15\n"
+    runs = [spec for spec in budget["data"] if "/gen/" in spec]
+    assert [os.path.basename(spec) for spec in runs] == ["all-d7k-s1.bin", "all-own400-s2.bin:x1.15"], runs
+
+    # Later sessions: without the option the fixed factors hold; other factors are refused.
+    again = study.data_budget(dict(study.FULL), "scale", gen, folder, tiny=True)
+    assert again["data"] == budget["data"]
+    with pytest.raises(SystemExit):
+        study.pin_runs(gen, folder, study.parse_factors(["all-own400-*=1.2"]))
+    # Without factors the runs stay one glob.
+    plain = study.data_budget(dict(study.FULL), "scale", gen, tmp_path / "plain", tiny=True)
+    assert plain["data"][-1].endswith(os.path.join("gen", "*.bin")), plain["data"]
