@@ -17,6 +17,16 @@ STUDY = ROOT / "tournaments" / "study.py"
 TRAIN = ROOT.parent / "shared" / "data" / "train"
 
 
+def import_study():
+    """tournaments/study.py as a module (its folder is not a package)."""
+    sys.path.insert(0, str(STUDY.parent))
+    try:
+        import study
+    finally:
+        sys.path.remove(str(STUDY.parent))
+    return study
+
+
 def test_unknown_experiments_and_steps_are_refused():
     out = subprocess.run([sys.executable, str(STUDY), "sideways"], capture_output=True, text=True)
     assert out.returncode != 0 and "invalid choice" in out.stderr
@@ -154,11 +164,7 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
 
 
 def test_names_carry_the_data_where_it_is_not_the_experiments_own():
-    sys.path.insert(0, str(STUDY.parent))
-    try:
-        import study
-    finally:
-        sys.path.remove(str(STUDY.parent))
+    study = import_study()
     assert study.study_name("axes", "shared") == "axes" and study.study_command("axes", "shared") == "axes"
     assert study.study_name("axes", "scale") == "axes-scale"
     assert study.study_command("axes", "scale") == "axes --data scale"
@@ -172,11 +178,7 @@ def test_the_size_chart_puts_each_set_at_its_data_beside_the_shared_reports(engi
     trainer = Path(engine_bin).with_name("tessera-trainer")
     if not trainer.exists():
         pytest.skip(f"{trainer} not built")
-    sys.path.insert(0, str(STUDY.parent))
-    try:
-        import study
-    finally:
-        sys.path.remove(str(STUDY.parent))
+    study = import_study()
     header = "| set | Elo vs all, 25000 nodes |\n|---|---|\n"
     (tmp_path / "study-axes.md").write_text(header + "| `all` | 0 |\n| `h+v` | -80.3 ± 34.3 |\n")
     (tmp_path / "study-king.md").write_text(header + "| `all` | 0 |\n| `kb4` | -10.4 ± 35.0 |\n")
@@ -266,11 +268,7 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
 
 
 def test_the_scale_report_gives_each_shared_finding_its_verdict(tmp_path):
-    sys.path.insert(0, str(STUDY.parent))
-    try:
-        import study
-    finally:
-        sys.path.remove(str(STUDY.parent))
+    study = import_study()
     assert study.elo_value("**−80 ± 34** (400 games)") == (-80.0, 34.0)
     assert study.elo_value("-10.5 ± 34.0") == (-10.5, 34.0) and study.elo_value("–") is None
     assert study.verdict((-120.0, 35.0), (-60.0, 30.0)) == "holds"
@@ -302,11 +300,7 @@ def test_the_scale_report_gives_each_shared_finding_its_verdict(tmp_path):
 
 
 def test_the_runs_are_fixed_by_whole_records_and_not_under_nets_of_unknown_data(tmp_path):
-    sys.path.insert(0, str(STUDY.parent))
-    try:
-        import study
-    finally:
-        sys.path.remove(str(STUDY.parent))
+    study = import_study()
     gen = tmp_path / "gen"
     gen.mkdir()
     # Three records and the start of a fourth, as a run cut mid-write leaves it.
@@ -325,11 +319,7 @@ def test_the_runs_are_fixed_by_whole_records_and_not_under_nets_of_unknown_data(
 
 
 def test_score_factors_are_fixed_with_the_runs_and_given_to_the_trainer_per_run(tmp_path):
-    sys.path.insert(0, str(STUDY.parent))
-    try:
-        import study
-    finally:
-        sys.path.remove(str(STUDY.parent))
+    study = import_study()
     gen = tmp_path / "gen"
     gen.mkdir()
     (gen / "all-d7k-s1.bin").write_bytes(bytes(64))
