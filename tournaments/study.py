@@ -201,6 +201,11 @@ def factor_of(name: str, factors: list[tuple[str, float]]) -> float:
     return next((factor for pattern, factor in factors if fnmatch.fnmatchcase(name, pattern)), 1.0)
 
 
+def factor_note(factor: float) -> str:
+    """What a run's listing adds for its score factor: nothing at 1."""
+    return f" (scores ×{factor:g})" if factor != 1 else ""
+
+
 def pin_runs(gen: Path, study: Path, factors: list[tuple[str, float]] | None = None) -> list[tuple[str, int, float]]:
     """The generation runs a study trains on, fixed when it starts: the whole records of
     each `*.bin` in `gen` at that moment, copied into STUDY/gen with a manifest of their
@@ -254,8 +259,7 @@ def pin_runs(gen: Path, study: Path, factors: list[tuple[str, float]] | None = N
                                                   for name, count, factor in runs))
     partial.rename(pinned)
     log(f"the study's generation runs, fixed in {pinned}: "
-        + ", ".join(f"{name} {count:,}" + (f" (scores ×{factor:g})" if factor != 1 else "")
-                    for name, count, factor in runs) + " records")
+        + ", ".join(f"{name} {count:,}{factor_note(factor)}" for name, count, factor in runs) + " records")
     return runs
 
 
@@ -633,8 +637,8 @@ def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget
     if budget.get("runs"):
         text += ("\nGeneration runs (the first records of each, as many as it held when the study started, "
                  "copied into the study's `gen/`; `head -c $((RECORDS * 32)) RUN.bin` remakes a copy): "
-                 + ", ".join(f"`{name}` {count:,}" + (f" (scores ×{factor:g})" if factor != 1 else "")
-                             for name, count, factor in budget["runs"]) + ".\n")
+                 + ", ".join(f"`{name}` {count:,}{factor_note(factor)}" for name, count, factor in budget["runs"])
+                 + ".\n")
     for kind, what in [("time", budget["tc"]), ("nodes", f"{budget['nodes']} nodes")]:
         if note := sources_note(name, kind, f"Elo vs all, {what}", results[kind], shown):
             text += "\n" + note

@@ -121,14 +121,12 @@ impl Samples {
         out
     }
 
-    /// Multiplies every eval score by `factor`; triplets have no score.
-    pub fn scale_scores(&mut self, factor: f32) -> Result<(), String> {
+    /// Multiplies every eval score by `factor`. Triplets have no score: a
+    /// factor on PQR data is refused before its file is read.
+    pub fn scale_scores(&mut self, factor: f32) {
         match self {
-            Samples::Eval(v) => {
-                v.iter_mut().for_each(|s| s.score *= factor);
-                Ok(())
-            }
-            Samples::Pqr(_) => Err("a score factor needs eval data; PQR triplets have no score".into()),
+            Samples::Eval(v) => v.iter_mut().for_each(|s| s.score *= factor),
+            Samples::Pqr(_) => unreachable!("score factors on PQR data are refused before reading"),
         }
     }
 

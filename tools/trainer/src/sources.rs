@@ -45,9 +45,14 @@ pub struct SourceSpec {
     pub score_factor: f32,
 }
 
+/// Whether a `:`-suffix reads as a number (a share or a cap).
+fn is_number(suffix: &str) -> bool {
+    suffix.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+}
+
 /// Whether a `:`-suffix is a score factor (`x` and a number).
 fn is_factor(suffix: &str) -> bool {
-    suffix.strip_prefix('x').is_some_and(|f| f.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+    suffix.strip_prefix('x').is_some_and(is_number)
 }
 
 impl std::str::FromStr for SourceSpec {
@@ -66,7 +71,7 @@ impl std::str::FromStr for SourceSpec {
         };
         if let Some((pattern, suffix)) = rest.rsplit_once(':')
             && !pattern.is_empty()
-            && suffix.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.')
+            && is_number(suffix)
         {
             if pattern.rsplit_once(':').is_some_and(|(_, s)| is_factor(s)) {
                 return Err(format!("{text}: the score factor comes last (PATH:0.5:x1.2)"));
@@ -201,6 +206,12 @@ fn read_file(
     settings: &ReadSettings,
     limit: usize,
 ) -> Result<(Samples, FileReport, Option<String>), DataError> {
+    if spec.score_factor != 1.0 && settings.method == Method::Pqr {
+        return Err(DataError::Empty(format!(
+            "{}: a score factor needs eval data; PQR triplets have no score",
+            path.display()
+        )));
+    }
     let (samples, load) = data::load_file(path, settings.method, limit)?;
     let mut report =
         FileReport { path: path.to_path_buf(), lines: load.lines, rejected: load.rejected, ..Default::default() };
@@ -239,7 +250,7 @@ fn read_file(
     let mut kept = samples.select(&keep, true);
     report.not_taken = before - kept.len();
     if spec.score_factor != 1.0 {
-        kept.scale_scores(spec.score_factor).map_err(|why| DataError::Empty(format!("{}: {why}", path.display())))?;
+        kept.scale_scores(spec.score_factor);
     }
     Ok((kept, report, load.first_rejection))
 }
@@ -389,6 +400,8 @@ mod tests {
         std::fs::write(&b, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 | a1a2 | a1b1\n").unwrap();
         let err = load(&[spec(format!("{}:x2", b.display()))], &[], &pqr).err().expect("PQR has no score to scale");
         assert!(err.to_string().contains("needs eval data"), "{err}");
+        let unread = load(&[spec(format!("{}:x2", dir.join("absent.txt").display()))], &[], &pqr).err().unwrap();
+        assert!(unread.to_string().contains("needs eval data"), "refused before the file is read: {unread}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
