@@ -41,37 +41,47 @@ pub struct MirrorReport {
     pub added: usize,
 }
 
+/// The samples with their mirrors, and which sample each mirror came from.
+pub struct Mirrored {
+    pub samples: Samples,
+    pub report: MirrorReport,
+    /// For each appended mirror in order, the index of the sample it mirrors
+    /// (a run holds far fewer than 2³² samples).
+    pub origins: Vec<u32>,
+}
+
 /// `samples` followed by the mirror of every sample that has one, except
 /// mirrors whose position is a key of `exclude` (the validation positions)
 /// or already in the set.
-pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> (Samples, MirrorReport) {
+pub fn add_mirrors(samples: Samples, exclude: &HashSet<u64>) -> Mirrored {
     let mut report = MirrorReport::default();
-    let out = match samples {
+    let (out, origins) = match samples {
         Samples::Eval(mut v) => {
             let mirror = |s: &EvalSample| Some(EvalSample::new(&mirror_files(&s.pos())?, s.score, s.result));
-            extend_with_mirrors(&mut v, mirror, EvalSample::pos, exclude, &mut report);
-            Samples::Eval(v)
+            let origins = extend_with_mirrors(&mut v, mirror, EvalSample::pos, exclude, &mut report);
+            (Samples::Eval(v), origins)
         }
         Samples::Pqr(mut v) => {
             let mirror = |s: &PqrSample| {
                 Some(PqrSample { p: mirror_files(&s.p)?, q: mirror_files(&s.q)?, r: mirror_files(&s.r)? })
             };
-            extend_with_mirrors(&mut v, mirror, |s| s.p.clone(), exclude, &mut report);
-            Samples::Pqr(v)
+            let origins = extend_with_mirrors(&mut v, mirror, |s| s.p.clone(), exclude, &mut report);
+            (Samples::Pqr(v), origins)
         }
     };
-    (out, report)
+    Mirrored { samples: out, report, origins }
 }
 
 /// Appends to `samples` the `mirror` of each of them that has one and whose
-/// key position (`key_position`) is neither in `exclude` nor in the set yet.
+/// key position (`key_position`) is neither in `exclude` nor in the set yet;
+/// returns the index of each appended mirror's original.
 fn extend_with_mirrors<T: Send + Sync>(
     samples: &mut Vec<T>,
     mirror: impl Fn(&T) -> Option<T> + Sync,
     key_position: impl Fn(&T) -> Chess + Sync,
     exclude: &HashSet<u64>,
     report: &mut MirrorReport,
-) {
+) -> Vec<u32> {
     // Keys in the parallel passes: a packed sample's position is rebuilt to
     // be hashed, too slow for the serial loop at tens of millions.
     let mut seen: HashSet<u64> = samples.par_iter().map(|s| key(&key_position(s))).collect();
@@ -84,7 +94,8 @@ fn extend_with_mirrors<T: Send + Sync>(
             })
         })
         .collect();
-    for m in mirrors {
+    let mut origins = Vec::new();
+    for (i, m) in mirrors.into_iter().enumerate() {
         let Some((m, k)) = m else {
             report.castling += 1;
             continue;
@@ -94,8 +105,10 @@ fn extend_with_mirrors<T: Send + Sync>(
         } else {
             report.added += 1;
             samples.push(m);
+            origins.push(u32::try_from(i).expect("fewer than 2^32 training samples"));
         }
     }
+    origins
 }
 
 #[cfg(test)]
@@ -155,15 +168,18 @@ mod tests {
         let d = "7k/8/8/8/8/8/P7/K7 w - - 0 1"; // its mirror is held out
         let held: HashSet<u64> = [key(&pos("k7/8/8/8/8/8/7P/7K w - - 0 1"))].into();
         let set = Samples::Eval(vec![sample(a, 50.0), sample(b, 40.0), sample(c, 30.0), sample(d, 20.0)]);
-        let (out, report) = add_mirrors(set, &held);
-        assert_eq!(report, MirrorReport { castling: 1, present: 3, added: 0 });
-        assert_eq!(out.len(), 4);
+        let m = add_mirrors(set, &held);
+        assert_eq!(m.report, MirrorReport { castling: 1, present: 3, added: 0 });
+        assert_eq!(m.samples.len(), 4);
+        assert!(m.origins.is_empty());
 
         let e = "8/5k2/8/3q4/8/8/1PP5/1K6 w - - 0 40";
-        let (out, report) = add_mirrors(Samples::Eval(vec![sample(e, -300.0)]), &HashSet::new());
-        assert_eq!(report, MirrorReport { castling: 0, present: 0, added: 1 });
-        let Samples::Eval(v) = out else { unreachable!() };
-        assert_eq!(fen(&v[1].pos()), "8/2k5/8/4q3/8/8/5PP1/6K1 w - - 0 40");
-        assert_eq!((v[1].score, v[1].result), (-300.0, 1.0), "a mirror keeps its sample's labels");
+        let m = add_mirrors(Samples::Eval(vec![sample(c, 30.0), sample(e, -300.0)]), &HashSet::new());
+        assert_eq!(m.report, MirrorReport { castling: 1, present: 0, added: 1 });
+        assert_eq!(m.origins, vec![1], "the mirror is e's, the second sample's");
+        let Samples::Eval(v) = m.samples else { unreachable!() };
+        assert_eq!(v.len(), 3);
+        assert_eq!(fen(&v[2].pos()), "8/2k5/8/4q3/8/8/5PP1/6K1 w - - 0 40");
+        assert_eq!((v[2].score, v[2].result), (-300.0, 1.0), "a mirror keeps its sample's labels");
     }
 }

@@ -66,7 +66,8 @@ pub struct Args {
     /// pqr), or datagen's `.bin` records. `PATH:0.5` keeps that share of each
     /// file, `PATH:200000` at most that many samples of each; `PATH:x1.2`
     /// multiplies each score of the file (labels on another scale; after a
-    /// share or cap: `PATH:0.5:x1.2`). Positions that
+    /// share or cap: `PATH:0.5:x1.2`); `PATH:t0.8` sets the --teacher's
+    /// share of the file's scores in place of --teacher-weight. Positions that
     /// occur again (in any file) are trained on once, unless --keep-duplicates.
     #[arg(long = "data", required = true, num_args = 1..)]
     pub data: Vec<sources::SourceSpec>,
@@ -168,7 +169,7 @@ pub struct Args {
     #[arg(long)]
     pub teacher: Option<PathBuf>,
     /// The teacher's share of each training score: 1 takes its evaluation
-    /// alone, 0.5 the mean of it and the label.
+    /// alone, 0.5 the mean of it and the label; a file's `PATH:tW` overrides it.
     #[arg(long, default_value_t = 1.0, requires = "teacher")]
     pub teacher_weight: f32,
     /// Final learning rate of the cosine schedule, as a fraction of --lr.

@@ -13,6 +13,10 @@
 //!                   on another scale (a game's own search scores run about
 //!                   0.83× Stockfish's); it may follow a share or cap
 //!                   (`PATH:0.5:x1.2`)
+//! `PATH:t0.8`       a teacher weight: the `--teacher`'s share of the file's
+//!                   training scores, in place of `--teacher-weight` (own
+//!                   shallow labels mostly replaced, a deep labeller's kept);
+//!                   with a score factor in either order (`PATH:x1.15:t0.8`)
 //!
 //! Positions of the validation files are never trained on: every training
 //! sample whose position appears in a validation file is dropped, so holding
@@ -43,6 +47,9 @@ pub struct SourceSpec {
     pub take: Take,
     /// Multiplies every eval score of the source (1: as labelled).
     pub score_factor: f32,
+    /// The teacher's share of this source's training scores, where it is not
+    /// `--teacher-weight` (`None`).
+    pub teacher_weight: Option<f32>,
 }
 
 /// Whether a `:`-suffix reads as a number (a share or a cap).
@@ -50,31 +57,76 @@ fn is_number(suffix: &str) -> bool {
     suffix.starts_with(|c: char| c.is_ascii_digit() || c == '.')
 }
 
-/// Whether a `:`-suffix is a score factor (`x` and a number).
-fn is_factor(suffix: &str) -> bool {
-    suffix.strip_prefix('x').is_some_and(is_number)
+/// The per-file modifiers a `:`-suffix may be: a letter and a number.
+#[derive(Clone, Copy)]
+enum Modifier {
+    /// `xF`
+    ScoreFactor,
+    /// `tW`
+    TeacherWeight,
+}
+
+impl Modifier {
+    fn name(self) -> &'static str {
+        match self {
+            Modifier::ScoreFactor => "score factor",
+            Modifier::TeacherWeight => "teacher weight",
+        }
+    }
+}
+
+/// The modifier a `:`-suffix is, if any.
+fn modifier(suffix: &str) -> Option<Modifier> {
+    if suffix.strip_prefix('x').is_some_and(is_number) {
+        Some(Modifier::ScoreFactor)
+    } else if suffix.strip_prefix('t').is_some_and(is_number) {
+        Some(Modifier::TeacherWeight)
+    } else {
+        None
+    }
 }
 
 impl std::str::FromStr for SourceSpec {
     type Err = String;
 
     fn from_str(text: &str) -> Result<SourceSpec, String> {
-        let (rest, score_factor) = match text.rsplit_once(':') {
-            Some((rest, suffix)) if !rest.is_empty() && is_factor(suffix) => {
-                let factor: f32 = suffix[1..].parse().map_err(|_| format!("{text}: bad score factor '{suffix}'"))?;
-                if !(factor.is_finite() && factor > 0.0) {
-                    return Err(format!("{text}: a score factor must be positive, got {suffix}"));
+        // Modifiers (`:xF`, `:tW`) are peeled off the end first, in any order;
+        // what remains is the path and its optional share or cap.
+        let mut rest = text;
+        let (mut score_factor, mut teacher_weight) = (None, None);
+        while let Some((head, suffix)) = rest.rsplit_once(':')
+            && !head.is_empty()
+            && let Some(kind) = modifier(suffix)
+        {
+            let value: f32 = suffix[1..].parse().map_err(|_| format!("{text}: bad {} '{suffix}'", kind.name()))?;
+            let slot = match kind {
+                Modifier::ScoreFactor => {
+                    if !(value.is_finite() && value > 0.0) {
+                        return Err(format!("{text}: a score factor must be positive, got {suffix}"));
+                    }
+                    &mut score_factor
                 }
-                (rest, factor)
+                Modifier::TeacherWeight => {
+                    if !(0.0..=1.0).contains(&value) {
+                        return Err(format!("{text}: a teacher weight must be within 0 and 1, got {suffix}"));
+                    }
+                    &mut teacher_weight
+                }
+            };
+            if slot.replace(value).is_some() {
+                return Err(format!("{text}: more than one {}", kind.name()));
             }
-            _ => (text, 1.0),
-        };
+            rest = head;
+        }
+        let score_factor = score_factor.unwrap_or(1.0);
         if let Some((pattern, suffix)) = rest.rsplit_once(':')
             && !pattern.is_empty()
             && is_number(suffix)
         {
-            if pattern.rsplit_once(':').is_some_and(|(_, s)| is_factor(s)) {
-                return Err(format!("{text}: the score factor comes last (PATH:0.5:x1.2)"));
+            if pattern.rsplit_once(':').is_some_and(|(_, s)| modifier(s).is_some()) {
+                return Err(format!(
+                    "{text}: a score factor or teacher weight comes after the share or cap (PATH:0.5:x1.2)"
+                ));
             }
             let take = if suffix.contains('.') {
                 let share: f64 = suffix.parse().map_err(|_| format!("{text}: bad share '{suffix}'"))?;
@@ -89,9 +141,9 @@ impl std::str::FromStr for SourceSpec {
                 }
                 Take::Cap(cap)
             };
-            return Ok(SourceSpec { pattern: pattern.to_string(), take, score_factor });
+            return Ok(SourceSpec { pattern: pattern.to_string(), take, score_factor, teacher_weight });
         }
-        Ok(SourceSpec { pattern: rest.to_string(), take: Take::All, score_factor })
+        Ok(SourceSpec { pattern: rest.to_string(), take: Take::All, score_factor, teacher_weight })
     }
 }
 
@@ -104,6 +156,9 @@ impl fmt::Display for SourceSpec {
         }
         if self.score_factor != 1.0 {
             write!(f, ":x{}", self.score_factor)?;
+        }
+        if let Some(weight) = self.teacher_weight {
+            write!(f, ":t{weight}")?;
         }
         Ok(())
     }
@@ -179,6 +234,9 @@ impl fmt::Display for FileReport {
 /// Everything the trainer reads.
 pub struct Loaded {
     pub train: Samples,
+    /// The training samples in runs of one source each, in order: each run's
+    /// length and its source's teacher weight (`:tW`, if given).
+    pub teacher_spans: Vec<(usize, Option<f32>)>,
     /// One named set per validation file.
     pub validation: Vec<(String, Samples)>,
     pub train_files: Vec<FileReport>,
@@ -206,6 +264,12 @@ fn read_file(
     settings: &ReadSettings,
     limit: usize,
 ) -> Result<(Samples, FileReport, Option<String>), DataError> {
+    if spec.teacher_weight.is_some() && settings.method == Method::Pqr {
+        return Err(DataError::Empty(format!(
+            "{}: a teacher weight needs eval data; PQR triplets have no score",
+            path.display()
+        )));
+    }
     if spec.score_factor != 1.0 && settings.method == Method::Pqr {
         return Err(DataError::Empty(format!(
             "{}: a score factor needs eval data; PQR triplets have no score",
@@ -267,6 +331,11 @@ pub struct HeldOut {
 pub fn load_held_out(validation: &[SourceSpec], settings: &ReadSettings) -> Result<HeldOut, DataError> {
     let mut held = HeldOut { sets: Vec::new(), files: Vec::new(), first_rejection: None };
     for spec in validation {
+        if spec.teacher_weight.is_some() {
+            return Err(DataError::Empty(format!(
+                "{spec}: a teacher weight applies to training files; held-out positions keep their own scores"
+            )));
+        }
         for path in spec.files().map_err(DataError::Empty)? {
             let (samples, mut report, rejection) = read_file(&path, spec, Filter::QUIET, settings, usize::MAX)?;
             if held.first_rejection.is_none() {
@@ -302,6 +371,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
         .collect();
 
     let mut parts = Vec::new();
+    let mut teacher_spans = Vec::new();
     let mut train_files = Vec::new();
     let mut seen = HashSet::new();
     let mut lines = 0usize;
@@ -331,6 +401,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
                 .collect();
             let kept = samples.select(&keep, true);
             report.used = kept.len();
+            teacher_spans.push((kept.len(), spec.teacher_weight));
             parts.push(kept);
             train_files.push(report);
         }
@@ -340,7 +411,7 @@ pub fn load(train: &[SourceSpec], validation: &[SourceSpec], settings: &ReadSett
         let why = first_rejection.clone().unwrap_or_else(|| "the inputs hold no usable lines".into());
         return Err(DataError::Empty(why));
     }
-    Ok(Loaded { train, validation: validation_sets, train_files, validation_files, first_rejection })
+    Ok(Loaded { train, teacher_spans, validation: validation_sets, train_files, validation_files, first_rejection })
 }
 
 #[cfg(test)]
@@ -353,7 +424,12 @@ mod tests {
         assert_eq!(p("a.txt").unwrap().take, Take::All);
         assert_eq!(
             p("data/*.zst:0.5").unwrap(),
-            SourceSpec { pattern: "data/*.zst".into(), take: Take::Share(0.5), score_factor: 1.0 }
+            SourceSpec {
+                pattern: "data/*.zst".into(),
+                take: Take::Share(0.5),
+                score_factor: 1.0,
+                teacher_weight: None
+            }
         );
         assert_eq!(p("x.bin:200000").unwrap().take, Take::Cap(200000));
         assert_eq!(p("C:\\data\\x.txt").unwrap().take, Take::All, "a drive letter is not a suffix");
@@ -368,18 +444,39 @@ mod tests {
         let p = |s: &str| s.parse::<SourceSpec>();
         assert_eq!(
             p("own.bin:x1.2").unwrap(),
-            SourceSpec { pattern: "own.bin".into(), take: Take::All, score_factor: 1.2 }
+            SourceSpec { pattern: "own.bin".into(), take: Take::All, score_factor: 1.2, teacher_weight: None }
         );
         assert_eq!(
             p("d/*.bin:0.5:x0.8").unwrap(),
-            SourceSpec { pattern: "d/*.bin".into(), take: Take::Share(0.5), score_factor: 0.8 }
+            SourceSpec { pattern: "d/*.bin".into(), take: Take::Share(0.5), score_factor: 0.8, teacher_weight: None }
         );
         assert_eq!(p("a.bin:300:x2").unwrap().take, Take::Cap(300));
         assert_eq!(p("a.bin:300:x2").unwrap().to_string(), "a.bin:300:x2");
         assert!(p("a.bin:x0").unwrap_err().contains("positive"));
         assert!(p("a.bin:x1.2.3").unwrap_err().contains("bad score factor"));
-        assert!(p("a.bin:x1.2:0.5").unwrap_err().contains("comes last"));
+        assert!(p("a.bin:x1.2:0.5").unwrap_err().contains("comes after the share"));
         assert_eq!(p("dir:xy/a.bin").unwrap().pattern, "dir:xy/a.bin", "not a factor: a plain path");
+    }
+
+    #[test]
+    fn specs_parse_teacher_weights_in_either_order_with_a_factor() {
+        let p = |s: &str| s.parse::<SourceSpec>();
+        let expected = SourceSpec {
+            pattern: "own.bin".into(),
+            take: Take::Share(0.5),
+            score_factor: 1.15,
+            teacher_weight: Some(0.8),
+        };
+        assert_eq!(p("own.bin:0.5:x1.15:t0.8").unwrap(), expected);
+        assert_eq!(p("own.bin:0.5:t0.8:x1.15").unwrap(), expected);
+        assert_eq!(expected.to_string(), "own.bin:0.5:x1.15:t0.8", "the canonical order reads back");
+        assert_eq!(p("own.bin:t0").unwrap().teacher_weight, Some(0.0));
+        assert_eq!(p("own.bin:t1").unwrap().to_string(), "own.bin:t1");
+        assert!(p("a.bin:t1.5").unwrap_err().contains("within 0 and 1"));
+        assert!(p("a.bin:t0.5:t0.6").unwrap_err().contains("more than one teacher weight"));
+        assert!(p("a.bin:x2:x3").unwrap_err().contains("more than one score factor"));
+        assert!(p("a.bin:t0.5:0.5").unwrap_err().contains("comes after the share"));
+        assert_eq!(p("dir:top/a.bin").unwrap().pattern, "dir:top/a.bin", "not a weight: a plain path");
     }
 
     #[test]

@@ -94,6 +94,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let fs: FeatureSet = args.features.parse()?;
     check(!args.pairwise || args.ft.is_multiple_of(2), "--pairwise needs an even --ft")?;
     check((0.0..=1.0).contains(&args.teacher_weight), "--teacher-weight must be within 0 and 1")?;
+    let per_file_teacher = args.data.iter().any(|spec| spec.teacher_weight.is_some());
+    check(!per_file_teacher || args.teacher.is_some(), "a teacher weight (PATH:tW) needs --teacher")?;
     let shape = Shape {
         inputs: fs.size(),
         ft: args.ft,
@@ -133,35 +135,38 @@ pub fn run(args: &Args) -> Result<(), Error> {
     if let Some(first) = &loaded.first_rejection {
         println!("first rejected line: {first}");
     }
-    let (train, validation) = if loaded.validation.is_empty() {
-        let (train, held) = data::split_validation(&loaded.train, args.validation_permille);
-        (train, vec![("split".to_string(), held)])
+    let teacher_weights = teacher::Weights::new(&loaded.teacher_spans, args.teacher_weight);
+    let (train, validation, teacher_weights) = if loaded.validation.is_empty() {
+        let held = data::validation_mask(&loaded.train, args.validation_permille);
+        let (train, validation) = (loaded.train.select(&held, false), loaded.train.select(&held, true));
+        (train, vec![("split".to_string(), validation)], teacher_weights.without(&held))
     } else {
-        (loaded.train, loaded.validation)
+        (loaded.train, loaded.validation, teacher_weights)
     };
-    let train = if args.mirror {
+    let (mut train, teacher_weights) = if args.mirror {
         let held: HashSet<u64> =
             validation.iter().flat_map(|(_, v)| (0..v.len()).map(|i| data::key(&v.key_position(i)))).collect();
-        let (train, report) = augment::add_mirrors(train, &held);
+        let mirrored = augment::add_mirrors(train, &held);
+        let report = mirrored.report;
         println!(
             "mirrors: {} added, {} already present or held out, {} samples with a castling right",
             report.added, report.present, report.castling
         );
-        train
+        (mirrored.samples, teacher_weights.with_mirrors(mirrored.origins))
     } else {
-        train
+        (train, teacher_weights)
     };
-    let mut train = train;
     if let Some((net, _)) = &teacher {
         let clock = Instant::now();
-        let report = teacher::relabel(&mut train, net, args.teacher_weight);
+        let report = teacher::relabel(&mut train, net, &teacher_weights);
+        let share = match teacher_weights.uniform() {
+            Some(w) => format!("{w} × its evaluation + {} × the label", 1.0 - w),
+            None => format!("its evaluation blended by each file's weight (default {})", args.teacher_weight),
+        };
         println!(
-            "teacher {}: {} training scores now {} × its evaluation + {} × the label; \
-             mean |teacher − label| {:.1} cp ({:.1} s)",
+            "teacher {}: {} training scores now {share}; mean |teacher − label| {:.1} cp ({:.1} s)",
             net.summary(),
             report.relabelled,
-            args.teacher_weight,
-            1.0 - args.teacher_weight,
             report.mean_difference,
             secs(clock)
         );

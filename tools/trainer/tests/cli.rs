@@ -509,3 +509,62 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
     refused(&["eval-net", net], "--validation");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `PATH:tW`: the teacher's share of one file's scores, in place of
+/// `--teacher-weight`; a file at weight 0 is not even evaluated.
+#[test]
+fn a_files_teacher_weight_replaces_the_default_for_its_samples() {
+    let dir = temp_dir("teacher-weight");
+    let all = dir.join("all.txt");
+    write_data(&all, 7_000);
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b, val) = (dir.join("a.txt"), dir.join("b.txt"), dir.join("val.txt"));
+    std::fs::write(&a, lines[..3_000].join("\n") + "\n").unwrap();
+    std::fs::write(&b, lines[3_000..6_000].join("\n") + "\n").unwrap();
+    std::fs::write(&val, lines[6_000..].join("\n") + "\n").unwrap();
+    let teacher = dir.join("teacher.nnue");
+    run(train(&a, &dir.join("teacher"), 1, &["--net", teacher.to_str().unwrap()]));
+
+    let used = |text: &str, file: &str| -> usize {
+        let line = report_line(text, "training", file);
+        line.rsplit("→ ").next().unwrap().trim_end_matches(" used").parse().unwrap()
+    };
+    let relabelled = |text: &str| -> usize {
+        let line = text.lines().find(|l| l.starts_with("teacher ")).unwrap_or_else(|| panic!("{text}"));
+        line.split(": ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let with_weights = |name: &str, a_spec: &str, b_spec: &str, extra: &[&str]| -> String {
+        let mut cmd = Command::new(TRAINER);
+        cmd.arg("--data").arg(format!("{}{a_spec}", a.display())).arg(format!("{}{b_spec}", b.display()));
+        cmd.arg("--validation").arg(&val).arg("--teacher").arg(&teacher).args(extra);
+        cmd.args(["--ft", "16", "--hidden", "8", "--batch", "256", "--epochs", "1", "--threads", "2"]);
+        cmd.arg("--out").arg(dir.join(name));
+        String::from_utf8(run(cmd).stdout).unwrap()
+    };
+    let only_a = with_weights("a", ":t1", ":t0", &[]);
+    assert!(only_a.contains("blended by each file's weight (default 1)"), "{only_a}");
+    assert_eq!(relabelled(&only_a), used(&only_a, "a.txt"), "{only_a}");
+    let only_b = with_weights("b", ":x1.5:t0", "", &["--teacher-weight", "0.5"]);
+    assert!(only_b.contains("(default 0.5)"), "{only_b}");
+    assert_eq!(relabelled(&only_b), used(&only_b, "b.txt"), "{only_b}");
+    let both = with_weights("both", ":t0.5", "", &["--teacher-weight", "0.5"]);
+    assert!(both.contains("0.5 × its evaluation + 0.5 × the label"), "one weight for all: {both}");
+    assert_eq!(relabelled(&both), used(&both, "a.txt") + used(&both, "b.txt"), "{both}");
+
+    let refused = |args: &[String], why: &str| {
+        let out = Command::new(TRAINER).args(args).arg("--out").arg(dir.join("refused")).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    };
+    let (a, val, teacher) = (a.display().to_string(), val.display().to_string(), teacher.display().to_string());
+    refused(&["--data".into(), format!("{a}:t0.5")], "needs --teacher");
+    refused(&["--data".into(), format!("{a}:t1.5"), "--teacher".into(), teacher.clone()], "within 0 and 1");
+    refused(&["--data".into(), format!("{a}:t0.5:t0.2"), "--teacher".into(), teacher.clone()], "more than one");
+    refused(
+        &["--data".into(), a, "--validation".into(), format!("{val}:t0.5"), "--teacher".into(), teacher],
+        "applies to training files",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
