@@ -58,6 +58,20 @@ fn write_data(path: &Path, lines: usize) {
     std::fs::write(path, out).unwrap();
 }
 
+/// [`write_data`]'s lines for `total` lines, cut into files of `dir`: each
+/// (name, range of lines) one file.
+fn write_parts<const N: usize>(dir: &Path, total: usize, parts: [(&str, std::ops::Range<usize>); N]) -> [PathBuf; N] {
+    let all = dir.join("all.txt");
+    write_data(&all, total);
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    parts.map(|(name, range)| {
+        let path = dir.join(name);
+        std::fs::write(&path, lines[range].join("\n") + "\n").unwrap();
+        path
+    })
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tessera-trainer-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -464,14 +478,8 @@ fn mirror_adds_the_castling_free_positions_mirrored() {
 #[test]
 fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
     let dir = temp_dir("eval-net");
-    let all = dir.join("all.txt");
-    write_data(&all, 6_000);
-    let text = std::fs::read_to_string(&all).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let (data, val_a, val_b) = (dir.join("data.txt"), dir.join("a.txt"), dir.join("b.txt"));
-    std::fs::write(&data, lines[..4_000].join("\n") + "\n").unwrap();
-    std::fs::write(&val_a, lines[4_000..5_000].join("\n") + "\n").unwrap();
-    std::fs::write(&val_b, lines[5_000..].join("\n") + "\n").unwrap();
+    let [data, val_a, val_b] =
+        write_parts(&dir, 6_000, [("data.txt", 0..4_000), ("a.txt", 4_000..5_000), ("b.txt", 5_000..6_000)]);
     let net = dir.join("net.nnue");
     let mut cmd = train(&data, &dir.join("run"), 3, &["--quantization-aware", "--net", net.to_str().unwrap()]);
     cmd.arg("--validation").arg(&val_a);
@@ -515,14 +523,8 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
 #[test]
 fn a_files_teacher_weight_replaces_the_default_for_its_samples() {
     let dir = temp_dir("teacher-weight");
-    let all = dir.join("all.txt");
-    write_data(&all, 7_000);
-    let text = std::fs::read_to_string(&all).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let (a, b, val) = (dir.join("a.txt"), dir.join("b.txt"), dir.join("val.txt"));
-    std::fs::write(&a, lines[..3_000].join("\n") + "\n").unwrap();
-    std::fs::write(&b, lines[3_000..6_000].join("\n") + "\n").unwrap();
-    std::fs::write(&val, lines[6_000..].join("\n") + "\n").unwrap();
+    let [a, b, val] =
+        write_parts(&dir, 7_000, [("a.txt", 0..3_000), ("b.txt", 3_000..6_000), ("val.txt", 6_000..7_000)]);
     let teacher = dir.join("teacher.nnue");
     run(train(&a, &dir.join("teacher"), 1, &["--net", teacher.to_str().unwrap()]));
 
