@@ -264,16 +264,15 @@ fn read_file(
     settings: &ReadSettings,
     limit: usize,
 ) -> Result<(Samples, FileReport, Option<String>), DataError> {
-    if spec.teacher_weight.is_some() && settings.method == Method::Pqr {
+    let modifiers =
+        [(spec.score_factor != 1.0, Modifier::ScoreFactor), (spec.teacher_weight.is_some(), Modifier::TeacherWeight)];
+    if settings.method == Method::Pqr
+        && let Some((_, kind)) = modifiers.iter().find(|(given, _)| *given)
+    {
         return Err(DataError::Empty(format!(
-            "{}: a teacher weight needs eval data; PQR triplets have no score",
-            path.display()
-        )));
-    }
-    if spec.score_factor != 1.0 && settings.method == Method::Pqr {
-        return Err(DataError::Empty(format!(
-            "{}: a score factor needs eval data; PQR triplets have no score",
-            path.display()
+            "{}: a {} needs eval data; PQR triplets have no score",
+            path.display(),
+            kind.name()
         )));
     }
     let (samples, load) = data::load_file(path, settings.method, limit)?;
@@ -499,6 +498,8 @@ mod tests {
         assert!(err.to_string().contains("needs eval data"), "{err}");
         let unread = load(&[spec(format!("{}:x2", dir.join("absent.txt").display()))], &[], &pqr).err().unwrap();
         assert!(unread.to_string().contains("needs eval data"), "refused before the file is read: {unread}");
+        let err = load(&[spec(format!("{}:t0.5", b.display()))], &[], &pqr).err().expect("PQR has no score to teach");
+        assert!(err.to_string().contains("a teacher weight needs eval data"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

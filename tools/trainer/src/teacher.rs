@@ -37,7 +37,7 @@ impl Weights {
 
     /// The same with the samples where `removed` is true taken out (the
     /// validation split of a run without validation files).
-    pub fn without(&self, removed: &[bool]) -> Weights {
+    pub fn without(self, removed: &[bool]) -> Weights {
         let mut start = 0;
         let ends = self
             .ends
@@ -48,7 +48,7 @@ impl Weights {
                 Some(*kept)
             })
             .collect();
-        Weights { ends, weights: self.weights.clone(), origins: self.origins.clone() }
+        Weights { ends, ..self }
     }
 
     /// The same after mirrors were appended, `origins` naming each one's original.

@@ -171,6 +171,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
             secs(clock)
         );
     }
+    // The weights hold an origin for each mirror (about 90 MB at 23 M mirrors):
+    // freed before the feature cache sizes itself to the memory left.
+    drop(teacher_weights);
     let validation_total: usize = validation.iter().map(|(_, v)| v.len()).sum();
     if train.is_empty() || validation.iter().any(|(_, v)| v.is_empty()) {
         return Err(format!(
