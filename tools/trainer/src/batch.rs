@@ -32,6 +32,11 @@ impl Batch {
         &self.indices[self.starts[at] as usize..self.starts[at + 1] as usize]
     }
 
+    /// The features of consecutive positions, both perspectives each, in one list.
+    pub fn features_of(&self, positions: std::ops::Range<usize>) -> &[u32] {
+        &self.indices[self.starts[2 * positions.start] as usize..self.starts[2 * positions.end] as usize]
+    }
+
     fn push_position(&mut self, fs: &FeatureSet, pos: &Chess) {
         if self.starts.is_empty() {
             self.starts.push(0);
@@ -248,6 +253,20 @@ mod tests {
                 assert_eq!(cache.positions(), 3 * samples.positions_per_sample());
                 same(&Batch::from_cache(&cache, &samples, &order), &Batch::build(&fs, &samples, &order));
             }
+        }
+    }
+
+    /// The features of a run of positions are theirs in order, both
+    /// perspectives each.
+    #[test]
+    fn features_of_a_run_are_its_positions_in_order() {
+        let fs: FeatureSet = "all+ph".parse().unwrap();
+        let samples = Samples::Eval(FENS.iter().map(|f| parse_eval_line(&format!("{f} | 0 | 0.5")).unwrap()).collect());
+        let batch = Batch::build(&fs, &samples, &[2, 0, 1]);
+        for (from, to) in [(0, 3), (1, 3), (0, 1), (2, 2)] {
+            let expected: Vec<u32> =
+                (from..to).flat_map(|p| [batch.features(p, 0), batch.features(p, 1)].concat()).collect();
+            assert_eq!(batch.features_of(from..to), expected);
         }
     }
 

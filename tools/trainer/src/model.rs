@@ -454,7 +454,11 @@ fn scatter_slice_generic(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], g
         if w == SLICE {
             // The feature's sum stays in registers across its rows.
             let mut sum = [0.0f32; SLICE];
-            for &r in rows {
+            let from = by_feature.starts[f] as usize;
+            for (at, &r) in (from..).zip(rows) {
+                if let Some(&next) = by_feature.rows.get(at + AHEAD) {
+                    prefetch_row(dacc, next as usize * SLICE);
+                }
                 let d: &[f32; SLICE] = dacc[r as usize * SLICE..][..SLICE].try_into().expect("a row");
                 for t in 0..SLICE {
                     sum[t] += d[t];
@@ -471,6 +475,31 @@ fn scatter_slice_generic(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], g
 
 /// The feature transformer's column slice when its width allows.
 const SLICE: usize = 64;
+
+/// How many rows ahead the feature transformer's forward pass and scatter
+/// prefetch: their rows are drawn at random from a slice that lives in L2 at
+/// best, and each one's first load otherwise stalls the additions behind it.
+/// On a 2-core EPYC (AVX2) 16 and 32 ran alike, 8 and 4 slower.
+const AHEAD: usize = 16;
+
+/// Asks the CPU to bring the `SLICE` values of `data` from `at` into L1: a
+/// hint, which changes no result.
+#[inline(always)]
+fn prefetch_row(data: &[f32], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let row = data.as_ptr().wrapping_add(at).cast::<i8>();
+        for line in 0..size_of::<[f32; SLICE]>() / 64 {
+            // SAFETY: a prefetch reads nothing the program sees and never
+            // faults, whatever the address; `wrapping_add` keeps the
+            // pointer arithmetic defined.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(64 * line)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, at);
+}
 
 fn clipped(x: f32) -> f32 {
     x.clamp(0.0, 1.0)
@@ -635,9 +664,13 @@ fn chunk_passes<const FMA: bool>(
     // slice is the outer loop so that its columns (196 KB for `all`) stay
     // in the core's cache for the whole chunk instead of the whole
     // transformer (1.5 MB) passing through it for every position.
+    // The chunk's features in one list (positions are consecutive in the
+    // batch), to prefetch the row `AHEAD` features on across positions.
+    let stream = batch.features_of(first..first + count);
     for s in 0..m / w {
         let bias = &x[l.ft_b + s * w..][..w];
         let columns = &x[l.ft_w + s * n * w..][..n * w];
+        let mut at = 0;
         for i in 0..count {
             for k in 0..2 {
                 let acc = &mut b.acc[i * m2 + k * m..][..m];
@@ -645,6 +678,10 @@ fn chunk_passes<const FMA: bool>(
                 if w == SLICE {
                     let mut sum: [f32; SLICE] = bias.try_into().expect("a full slice");
                     for &f in features {
+                        if let Some(&next) = stream.get(at + AHEAD) {
+                            prefetch_row(columns, next as usize * SLICE);
+                        }
+                        at += 1;
                         let row: &[f32; SLICE] = columns[f as usize * SLICE..][..SLICE].try_into().expect("a row");
                         for t in 0..SLICE {
                             sum[t] += row[t];
@@ -839,6 +876,18 @@ mod tests {
         // Spread the activations over the clipped range.
         net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
         Model::from_float(&net)
+    }
+
+    /// A prefetch is only a hint: one far past the data, or of an empty
+    /// slice, reads nothing and does not fault.
+    #[test]
+    fn prefetching_past_the_data_is_harmless() {
+        let data = [1.0f32; SLICE];
+        for at in [0, SLICE, 1 << 40, usize::MAX] {
+            prefetch_row(&data, at);
+            prefetch_row(&[], at);
+        }
+        assert_eq!(data, [1.0; SLICE]);
     }
 
     #[test]
