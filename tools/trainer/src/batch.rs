@@ -59,7 +59,7 @@ impl Batch {
             self.indices.extend(part.iter().map(|&f| u32::from(f)));
             self.starts.push(self.indices.len() as u32);
         }
-        self.pieces.push(cache.pieces[p]);
+        self.pieces.push(cache.pieces(p));
         self.positions += 1;
     }
 
@@ -94,88 +94,114 @@ impl Batch {
 
 /// Every training position's active features, worked out once for a run
 /// instead of once an epoch on the producer thread (where, on two cores,
-/// they took 6% of the CPU from the passes). Indices are 16-bit, so sets of
-/// up to 65,536 inputs only: 85 bytes a position for `all` (measured).
+/// they took 6% of the CPU from the passes, and far more for sets such as
+/// `all+mb` whose features take a move generation). Indices are 16-bit, so
+/// sets of up to 65,536 inputs only: 85 bytes a position for `all`
+/// (measured). Held in the parts it was built in, never joined: a cache of
+/// 13 GB needs 13 GB, not twice that while its parts are copied together.
 #[derive(Debug, Default)]
 pub struct FeatureCache {
+    /// Positions `part_positions · i ..` are part i's.
+    parts: Vec<CachePart>,
+    part_positions: usize,
+}
+
+/// The positions of one cache part (fewer where a sample is several).
+const PART: usize = 1 << 14;
+
+/// The feature lists of the positions of consecutive samples.
+#[derive(Debug, Default)]
+struct CachePart {
     indices: Vec<u16>,
     /// Position p's features are `indices[ends[p - 1]..ends[p]]` (from 0
     /// for the first), the side to move's `ours[p]` of them first.
-    ends: Vec<u64>,
+    ends: Vec<u32>,
     ours: Vec<u16>,
     pieces: Vec<u8>,
 }
 
-impl FeatureCache {
-    /// The cache of every sample's positions, built in parallel, or why
-    /// not: the set's indices do not fit 16 bits, or the cache would not fit
-    /// in `available` bytes of memory (it passes twice through memory while
-    /// its parts are joined). The training is the same without it, a few
-    /// per cent slower.
-    pub fn build(fs: &FeatureSet, samples: &Samples, available: Option<usize>) -> Result<FeatureCache, String> {
-        if fs.size() > 1 << 16 {
-            return Err(format!("{} inputs do not fit 16-bit indices", fs.size()));
-        }
-        const PART: usize = 1 << 14;
-        let order: Vec<u32> = (0..samples.len() as u32).collect();
-        if let Some(available) = available.filter(|_| !order.is_empty()) {
-            // A part's worth of samples spread evenly over the set (files
-            // differ: endings have fewer features than openings), scaled to
-            // all, with a tenth to spare.
-            let probe: Vec<u32> = order.iter().step_by((order.len() / PART).max(1)).take(PART).copied().collect();
-            let sample = FeatureCache::from_batch(&Batch::build(fs, samples, &probe));
-            let estimate = sample.bytes() * samples.len() / probe.len() / 10 * 11;
-            if 2 * estimate > available {
-                return Err(format!(
-                    "about {} MB, twice that while built, against {} MB of memory available",
-                    estimate >> 20,
-                    available >> 20
-                ));
-            }
-        }
-        let parts: Vec<FeatureCache> =
-            order.par_chunks(PART).map(|part| FeatureCache::from_batch(&Batch::build(fs, samples, part))).collect();
-        let mut cache = FeatureCache::default();
-        let total = |field: fn(&FeatureCache) -> usize| parts.iter().map(field).sum::<usize>();
-        cache.indices.reserve_exact(total(|p| p.indices.len()));
-        cache.ends.reserve_exact(total(|p| p.ends.len()));
-        cache.ours.reserve_exact(total(|p| p.ours.len()));
-        cache.pieces.reserve_exact(total(|p| p.pieces.len()));
-        for part in parts {
-            let base = cache.indices.len() as u64;
-            cache.indices.extend_from_slice(&part.indices);
-            cache.ends.extend(part.ends.iter().map(|e| e + base));
-            cache.ours.extend_from_slice(&part.ours);
-            cache.pieces.extend_from_slice(&part.pieces);
-        }
-        Ok(cache)
-    }
-
-    fn from_batch(batch: &Batch) -> FeatureCache {
+impl CachePart {
+    fn from_batch(batch: &Batch) -> CachePart {
         let narrow = |f: &u32| u16::try_from(*f).expect("a set of at most 65,536 inputs");
         let count = |range: &[u32]| u16::try_from(range.len()).expect("fewer than 65,536 features a position");
-        FeatureCache {
+        CachePart {
             indices: batch.indices.iter().map(narrow).collect(),
-            ends: (0..batch.positions).map(|p| u64::from(batch.starts[2 * p + 2])).collect(),
+            ends: (0..batch.positions).map(|p| batch.starts[2 * p + 2]).collect(),
             ours: (0..batch.positions).map(|p| count(batch.features(p, 0))).collect(),
             pieces: batch.pieces.clone(),
         }
     }
 
-    /// Position `p`'s features: the side to move's, the other side's.
     fn features(&self, p: usize) -> (&[u16], &[u16]) {
         let start = if p == 0 { 0 } else { self.ends[p - 1] as usize };
         self.indices[start..self.ends[p] as usize].split_at(self.ours[p] as usize)
     }
 
+    fn bytes(&self) -> usize {
+        2 * self.indices.len() + 4 * self.ends.len() + 2 * self.ours.len() + self.pieces.len()
+    }
+}
+
+impl FeatureCache {
+    /// The cache of every sample's positions, built in parallel, or why
+    /// not: the set's indices do not fit 16 bits, or the cache would not
+    /// leave a sixteenth of the `available` bytes of memory free. The
+    /// training is the same without it, only slower.
+    pub fn build(fs: &FeatureSet, samples: &Samples, available: Option<usize>) -> Result<FeatureCache, String> {
+        FeatureCache::build_in_parts(fs, samples, available, PART)
+    }
+
+    /// [`FeatureCache::build`] in parts of about `positions` positions.
+    fn build_in_parts(
+        fs: &FeatureSet,
+        samples: &Samples,
+        available: Option<usize>,
+        positions: usize,
+    ) -> Result<FeatureCache, String> {
+        if fs.size() > 1 << 16 {
+            return Err(format!("{} inputs do not fit 16-bit indices", fs.size()));
+        }
+        let per_sample = samples.positions_per_sample();
+        // Parts hold whole samples (a PQR triplet is three positions).
+        let part = (positions / per_sample).max(1);
+        let order: Vec<u32> = (0..samples.len() as u32).collect();
+        if let Some(available) = available.filter(|_| !order.is_empty()) {
+            // A part's worth of samples spread evenly over the set (files
+            // differ: endings have fewer features than openings), scaled to
+            // all, with a tenth to spare.
+            let probe: Vec<u32> = order.iter().step_by((order.len() / part).max(1)).take(part).copied().collect();
+            let sample = CachePart::from_batch(&Batch::build(fs, samples, &probe));
+            let estimate = sample.bytes() * samples.len() / probe.len() / 10 * 11;
+            if estimate > available - available / 16 {
+                return Err(format!(
+                    "about {} MB, more than fifteen sixteenths of the {} MB of memory available",
+                    estimate >> 20,
+                    available >> 20
+                ));
+            }
+        }
+        let parts =
+            order.par_chunks(part).map(|part| CachePart::from_batch(&Batch::build(fs, samples, part))).collect();
+        Ok(FeatureCache { parts, part_positions: part * per_sample })
+    }
+
+    /// Position `p`'s features: the side to move's, the other side's.
+    fn features(&self, p: usize) -> (&[u16], &[u16]) {
+        self.parts[p / self.part_positions].features(p % self.part_positions)
+    }
+
+    fn pieces(&self, p: usize) -> u8 {
+        self.parts[p / self.part_positions].pieces[p % self.part_positions]
+    }
+
     /// Positions held.
     pub fn positions(&self) -> usize {
-        self.ends.len()
+        self.parts.iter().map(|part| part.ends.len()).sum()
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        2 * self.indices.len() + 8 * self.ends.len() + 2 * self.ours.len() + self.pieces.len()
+        self.parts.iter().map(CachePart::bytes).sum()
     }
 }
 
@@ -229,7 +255,8 @@ mod tests {
     }
 
     /// Batches copied from the cache are the batches built directly, for
-    /// eval samples and triplets, in a shuffled order with repeats.
+    /// eval samples and triplets, in a shuffled order with repeats, however
+    /// the cache is cut into parts.
     #[test]
     fn cached_batches_equal_built_ones() {
         let order = [2u32, 0, 1, 1, 2];
@@ -249,9 +276,13 @@ mod tests {
                     .collect(),
             );
             for samples in [eval, pqr] {
-                let cache = FeatureCache::build(&fs, &samples, None).expect("a set of fewer than 65,536 inputs");
-                assert_eq!(cache.positions(), 3 * samples.positions_per_sample());
-                same(&Batch::from_cache(&cache, &samples, &order), &Batch::build(&fs, &samples, &order));
+                // One part, and parts of one or two samples.
+                for part in [PART, 1, 2, 3, 4] {
+                    let cache = FeatureCache::build_in_parts(&fs, &samples, None, part)
+                        .expect("a set of fewer than 65,536 inputs");
+                    assert_eq!(cache.positions(), 3 * samples.positions_per_sample());
+                    same(&Batch::from_cache(&cache, &samples, &order), &Batch::build(&fs, &samples, &order));
+                }
             }
         }
     }
@@ -277,7 +308,7 @@ mod tests {
         let samples = Samples::Eval(FENS.iter().map(|f| parse_eval_line(&format!("{f} | 0 | 0.5")).unwrap()).collect());
         let all: FeatureSet = "all".parse().unwrap();
         let size = FeatureCache::build(&all, &samples, None).unwrap().bytes();
-        let Err(why) = FeatureCache::build(&all, &samples, Some(size)) else { panic!("twice its size is needed") };
+        let Err(why) = FeatureCache::build(&all, &samples, Some(size)) else { panic!("more than its size is needed") };
         assert!(why.contains("MB of memory available"), "{why}");
         assert!(FeatureCache::build(&all, &samples, Some(3 * size)).is_ok());
         let ka: FeatureSet = "ka".parse().unwrap();
