@@ -457,6 +457,21 @@ def portable(text: str, study: Path) -> str:
     return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
 
 
+def command_args(args: list[str]) -> list[str]:
+    """The study's arguments as a reader elsewhere can follow them: the --gen folder (a
+    folder of this machine) written as GEN."""
+    out, after_gen = [], False
+    for arg in args:
+        if after_gen:
+            out.append("GEN")
+        elif arg.startswith("--gen="):
+            out.append("--gen=GEN")
+        else:
+            out.append(arg)
+        after_gen = arg == "--gen"
+    return out
+
+
 def default_data(experiment: str) -> str:
     """The data an experiment is run on unless --data says otherwise."""
     return DEFAULT_DATA.get(experiment, "shared")
@@ -652,7 +667,9 @@ def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget
         text += (f"\nKept from the report written before (commit {old_run.get('commit', '?')}, "
                  f"{old_run.get('hardware', '?')}): {', and '.join(kept)}.\n")
     text += "\n" + report.table(["", ""], report.provenance_rows())
-    text += f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n"
+    text += f"\nCommand: `tournaments/study.py {' '.join(command_args(sys.argv[1:]))}`\n"
+    if "--gen" in sys.argv[1:] or any(a.startswith("--gen=") for a in sys.argv[1:]):
+        text += "\nGEN is the folder of the generation runs named above (their commands: nets/README.md).\n"
     text = portable(text, study)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)

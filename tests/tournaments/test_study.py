@@ -238,6 +238,8 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
                      r"and deduplication, [\d.]+ M with the mirrors", text), text
     # The runs' folder relative to the repository, as the trainer was given it.
     assert re.search(r" (\.\./)+\S*/gen/\*\.bin`", text), text
+    # The command names no folder of this machine: the runs' folder is GEN.
+    assert "--gen GEN" in text and str(tmp_path) not in text.split("Command:")[1], text
 
     # The runs are fixed when the study starts: copied with their record counts, and a
     # run that grows afterwards (a generation still going) does not change the study's data.
