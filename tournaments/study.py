@@ -447,29 +447,39 @@ def puzzles(fs: str, engine: Path | None, budget: dict, study: Path) -> str:
     return f"{float(m.group(1)) / 100:.4f}" if m else ""
 
 
-def portable(text: str, study: Path) -> str:
+def portable(text: str, study: Path, gen: Path | None = None) -> str:
     """Text a reader on another machine can follow: the study folder is written as DIR
-    (the --dir of the command) and the shared data as ../shared/data, never as this
-    machine's absolute paths."""
-    for folder in sorted({str(study.resolve()), str(study)}, key=len, reverse=True):
-        if folder not in (".", ""):
-            text = text.replace(folder, "DIR")
-    return text.replace(str(SHARED.resolve()), "../shared/data").replace(str(SHARED), "../shared/data")
+    (the --dir of the command), the folder of generation runs as GEN (the --gen) and the
+    shared data as ../shared/data, never as this machine's paths. A folder is replaced
+    however it is spelt (absolute, as given, or relative to the repository, as the
+    trainer is given the pinned runs), but only as a whole path: `study-scale` is not
+    the start of `study-scale-time`, and a bare name (`--dir study`) is not replaced in
+    the prose, where it would be an ordinary word."""
+    names: dict[str, str] = {}
+    for folder, label in [(study, "DIR")] + ([(gen, "GEN")] if gen is not None else []):
+        for spelling in {str(folder), str(folder.resolve()), os.path.relpath(folder.resolve(), ROOT)}:
+            if os.sep in spelling.strip(os.sep) or os.path.isabs(spelling):
+                names.setdefault(spelling, label)
+    for spelling in {str(SHARED), str(SHARED.resolve())}:
+        names[spelling] = "../shared/data"
+    for spelling in sorted(names, key=len, reverse=True):  # a folder before the folders inside it
+        text = re.sub(rf"(?<![\w./-]){re.escape(spelling)}(?![\w.-])", names[spelling], text)
+    return text
 
 
-def command_args(args: list[str]) -> list[str]:
-    """The study's arguments as a reader elsewhere can follow them: the --gen folder (a
-    folder of this machine) written as GEN."""
-    out, after_gen = [], False
+def command_line(args: list[str]) -> str:
+    """The study's command with its --dir and --gen given as absolute paths, which
+    `portable` then writes as DIR and GEN however they were typed."""
+    out, folder_next = [], False
     for arg in args:
-        if after_gen:
-            out.append("GEN")
-        elif arg.startswith("--gen="):
-            out.append("--gen=GEN")
-        else:
-            out.append(arg)
-        after_gen = arg == "--gen"
-    return out
+        if folder_next:
+            arg = str(Path(arg).resolve())
+        elif arg.startswith(("--dir=", "--gen=")):
+            flag, value = arg.split("=", 1)
+            arg = f"{flag}={Path(value).resolve()}"
+        out.append(arg)
+        folder_next = arg in ("--dir", "--gen")
+    return "tournaments/study.py " + " ".join(out)
 
 
 def default_data(experiment: str) -> str:
@@ -523,6 +533,38 @@ def play(name: str, command: str, kind: str, tc: str, budget: dict, nets: dict[s
         if dir_note(command, extra) not in text:
             text = text.rstrip("\n") + "\n\n" + dir_note(command, extra) + "\n"
         results.write_text(text)
+
+
+def main_table_games(name: str, kind: str) -> dict[str, int]:
+    """The games each set played against the reference in the kind's main table."""
+    return {row[0].rsplit("_", 1)[0]: int(row[1]) for row in table_rows(results_dir() / f"{table_name(name, kind)}.md")
+            if len(row) == 6 and row[1].isdigit()}
+
+
+def table_companions(name: str, kind: str, sets: list[str], games: int, study: Path,
+                     extra: str | None) -> dict[str, Path]:
+    """The nets of the sets that the kind's main table holds beside this run's. gauntlet.sh
+    writes a table of the opponents it is given only, so a run of some sets (--sets) gives
+    it the others too, or their rows would be lost from the table; they play nothing, their
+    games being played. Where that cannot be (an other set's net is not in DIR, as on a new
+    machine, or it has fewer games than this run plays, and would be topped up), the run is
+    refused before any work. An extra table (--table) holds only its own sets."""
+    if extra:
+        return {}
+    others = {fs: n for fs, n in main_table_games(name, kind).items() if fs not in sets and fs != REFERENCE}
+    nets, problems = {}, []
+    for fs, played in others.items():
+        if (net := net_of(study / "runs" / fs)) is None:
+            problems.append(f"`{fs}` (no net in {study / 'runs' / fs})")
+        elif played < games:
+            problems.append(f"`{fs}` ({played} games, fewer than this run's {games})")
+        else:
+            nets[fs] = net
+    if problems:
+        report.die(f"results/{table_name(name, kind)}.md also holds the games of {', '.join(problems)}; "
+                   f"replaying some sets there would drop their rows or top them up. Play these sets "
+                   f"into an extra table with --table NAME, or leave the games out with --skip {kind}")
+    return nets
 
 
 def table_rows(path: Path) -> list[list[str]]:
@@ -609,7 +651,8 @@ def main_table(text: str) -> list[str]:
 
 
 def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget: dict, path: Path,
-                 skipped: list[str], study: Path, results: dict[str, dict[str, dict]]) -> list[list[str]]:
+                 skipped: list[str], study: Path, results: dict[str, dict[str, dict]],
+                 gen: Path | None = None) -> list[list[str]]:
     """Writes the report of study `name` (an `experiment` on its data) and returns its rows
     (the sets measured now and those kept)."""
     header = ["set", "inputs", "active / position", "updates / move", "refresh rate", "train loss", "val. loss",
@@ -667,10 +710,10 @@ def write_report(experiment: str, name: str, sets: list[str], rows: dict, budget
         text += (f"\nKept from the report written before (commit {old_run.get('commit', '?')}, "
                  f"{old_run.get('hardware', '?')}): {', and '.join(kept)}.\n")
     text += "\n" + report.table(["", ""], report.provenance_rows())
-    text += f"\nCommand: `tournaments/study.py {' '.join(command_args(sys.argv[1:]))}`\n"
-    if "--gen" in sys.argv[1:] or any(a.startswith("--gen=") for a in sys.argv[1:]):
+    text += f"\nCommand: `{command_line(sys.argv[1:])}`\n"
+    text = portable(text, study, gen)
+    if re.search(r"--gen[ =]GEN\b", text):
         text += "\nGEN is the folder of the generation runs named above (their commands: nets/README.md).\n"
-    text = portable(text, study)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     print(text)
@@ -860,7 +903,7 @@ def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
             "where its budget, machine and commit are. The timed columns (Elo at a fixed time a move, nps) "
             "depend on the machine: compare them within an experiment, whose tables name the machine "
             "that played them.\n"
-            + f"\nCommand: `tournaments/study.py {' '.join(sys.argv[1:])}`\n")
+            + f"\nCommand: `{command_line(sys.argv[1:])}`\n")
     text = portable(text, study)
     out = folder / "study-summary.md"
     out.write_text(text)
@@ -955,6 +998,10 @@ def main():
         log("cutechess-cli not found: the games are left out (see tournaments/README.md)")
         skip += ["nodes", "time"]
 
+    # Before hours of training: a main table that holds other sets' games keeps them.
+    companions = {kind: table_companions(name, kind, sets, budget["games"], study, args.table)
+                  for kind in ("nodes", "time") if kind not in skip}
+
     nets, rows = {}, {}
     # Statistics need no net (any build reads any expression); bench, puzzles
     # and games need the engine built with the set's net.
@@ -972,13 +1019,14 @@ def main():
     results = {}
     for kind, tc in [("nodes", f"nodes={budget['nodes']}"), ("time", budget["tc"])]:
         if kind not in skip:
-            play(name, command, kind, tc, budget, nets, study, args.table)
+            play(name, command, kind, tc, budget, {**nets, **companions[kind]}, study, args.table)
         results[kind] = set_results(name, kind)
         for fs in nets:
             if fs in results[kind]:
                 rows[fs][f"elo_{kind}"] = results[kind][fs]["elo"]
     out = (study if args.tiny else ROOT / "research") / f"study-{name}.md"
-    table_rows = write_report(args.experiment, name, sets, rows, budget, out, skip, study, results)
+    table_rows = write_report(args.experiment, name, sets, rows, budget, out, skip, study, results,
+                              Path(args.gen) if data != "shared" else None)
     charts(name, table_rows, budget, study, out.parent, trainer_bin, results)
     if data != "shared":
         size_chart(name, out, budget, study, out.parent, trainer_bin)

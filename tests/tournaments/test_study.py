@@ -236,10 +236,10 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
     assert "# Feature-set study: scale" in text and "| `kb4` |" in text, text
     assert re.search(r"Budget: [\d.]+ M samples seen \(\d+ epochs over [\d.]+ M training positions after filters "
                      r"and deduplication, [\d.]+ M with the mirrors", text), text
-    # The runs' folder relative to the repository, as the trainer was given it.
-    assert re.search(r" (\.\./)+\S*/gen/\*\.bin`", text), text
-    # The command names no folder of this machine: the runs' folder is GEN.
-    assert "--gen GEN" in text and str(tmp_path) not in text.split("Command:")[1], text
+    # The pinned runs as DIR/gen (the trainer was given them relative to the repository),
+    # the runs' folder in the command as GEN: no folder of this machine in the report.
+    assert "DIR/gen/*.bin`" in text and "--gen GEN" in text and "--dir DIR" in text, text
+    assert str(tmp_path) not in text and "../tmp" not in text and "GEN is the folder of the generation runs" in text, text
 
     # The runs are fixed when the study starts: copied with their record counts, and a
     # run that grows afterwards (a generation still going) does not change the study's data.
@@ -348,3 +348,50 @@ def test_score_factors_are_fixed_with_the_runs_and_given_to_the_trainer_per_run(
     # Without factors the runs stay one glob.
     plain = study.data_budget(dict(study.FULL), "scale", gen, tmp_path / "plain", tiny=True)
     assert plain["data"][-1].endswith(os.path.join("gen", "*.bin")), plain["data"]
+
+
+def test_a_run_of_some_sets_keeps_the_other_sets_rows_of_the_main_table(tmp_path, monkeypatch):
+    """gauntlet.sh writes a table of the opponents it is given: a run of some sets hands it
+    the table's other sets too (their games played, nothing replayed), and is refused
+    before any work where it cannot (a net missing, or fewer games than the run plays)."""
+    study = import_study()
+    monkeypatch.setenv("RESULTS_DIR", str(tmp_path / "results"))
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "study-axes-nodes.md").write_text(
+        "# study-axes-nodes\n\n## Scores of all_32x2-8-1\n\n"
+        "| opponent | games | wins | losses | draws | score |\n|---|---|---|---|---|---|\n"
+        "| h+v_32x2-8-1 | 4 | 2 | 1 | 1 | 62.5% |\n| d1+d2_32x2-8-1 | 4 | 1 | 1 | 2 | 50.0% |\n")
+    folder = tmp_path / "study"
+    assert study.main_table_games("axes", "nodes") == {"h+v": 4, "d1+d2": 4}
+
+    # d1+d2's net is not in the study folder (a new machine): refused, naming the way out.
+    with pytest.raises(SystemExit):
+        study.table_companions("axes", "nodes", ["h+v"], 4, folder, None)
+    # An extra table holds only its own sets, and a run of every set in the table has no others.
+    assert study.table_companions("axes", "nodes", ["h+v"], 4, folder, "more") == {}
+    assert study.table_companions("axes", "nodes", ["h+v", "d1+d2"], 4, folder, None) == {}
+    assert study.table_companions("axes", "time", ["h+v"], 4, folder, None) == {}  # no time table yet
+
+    net = folder / "runs" / "d1+d2" / "d1+d2_32x2-8-1.nnue"
+    net.parent.mkdir(parents=True)
+    net.write_bytes(b"net")
+    assert study.table_companions("axes", "nodes", ["h+v"], 4, folder, None) == {"d1+d2": net}
+    # More games than d1+d2 has would top it up: refused too.
+    with pytest.raises(SystemExit):
+        study.table_companions("axes", "nodes", ["h+v"], 6, folder, None)
+
+
+def test_the_report_writes_every_folder_of_this_machine_as_a_name(tmp_path, monkeypatch):
+    study = import_study()
+    folder, gen = tmp_path / "study", tmp_path / "gen"
+    relative = os.path.relpath(folder, study.ROOT)
+    text = (f"data `../shared/data/train/*.zst {relative}/gen/a.bin:x1.15`, runs {folder}/runs, "
+            f"games {folder}-time/x.pgn, runs from {gen}/s1.bin, shared {study.SHARED.resolve()}/train, "
+            f"and the study's `gen/`")
+    assert study.portable(text, folder, gen) == (
+        "data `../shared/data/train/*.zst DIR/gen/a.bin:x1.15`, runs DIR/runs, "
+        f"games {folder}-time/x.pgn, runs from GEN/s1.bin, shared ../shared/data/train, and the study's `gen/`")
+    # The command however its folders were typed (relative, or --flag=VALUE).
+    monkeypatch.chdir(tmp_path)
+    line = study.command_line(["scale", "--gen", "gen", "--dir=study", "--sets", "kb4"])
+    assert study.portable(line, Path("study"), Path("gen")) == "tournaments/study.py scale --gen GEN --dir=DIR --sets kb4"

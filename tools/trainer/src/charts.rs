@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::plot;
@@ -155,11 +156,10 @@ fn draw_lines(
         .build_cartesian_2d(frame.x, frame.y)?;
     chart.configure_mesh().x_desc(frame.x_desc).y_desc(frame.y_desc).draw()?;
     for (i, (label, points)) in lines.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
         chart
-            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
+            .draw_series(std::iter::once(series_line(points.iter().copied(), i)))?
             .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .legend(move |(x, y)| series_line([(x, y), (x + 20, y)], i));
     }
     chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     root.present()?;
@@ -201,6 +201,27 @@ pub fn parse_elo(value: &str) -> Result<(f64, f64), Error> {
     let (elo, error) = value.split_once('±').or_else(|| value.split_once("+-")).unwrap_or((&value, "0"));
     let number = |s: &str| s.parse::<f64>().map_err(|_| format!("`{value}`: expected ELO±ERROR"));
     Ok((number(elo)?, number(error)?))
+}
+
+/// How series `i` of a chart is drawn: the palette's colours in turn, and the gap between
+/// dashes (0: solid) changing each time the colours come round again, so that no two series
+/// of a chart look alike (the feature-set study charts eleven sets and more).
+fn series_stroke(i: usize) -> (RGBColor, u32) {
+    const GAPS: [u32; 3] = [0, 7, 3];
+    (PALETTE[i % PALETTE.len()], GAPS[(i / PALETTE.len()) % GAPS.len()])
+}
+
+/// The line of series `i` through `points`, on the chart or as its legend's mark. A dash
+/// with no gap after it is a solid line: one element type draws both styles, as a legend
+/// needs.
+fn series_line<C, I>(points: I, i: usize) -> DashedPathElement<I::IntoIter, u32>
+where
+    I: IntoIterator<Item = C>,
+    I::IntoIter: Clone,
+{
+    let (colour, gap) = series_stroke(i);
+    let dash = if gap == 0 { i32::MAX as u32 } else { 10 };
+    DashedPathElement::new(points, dash, gap, colour.stroke_width(2))
 }
 
 const PALETTE: [RGBColor; 10] = [
@@ -333,17 +354,24 @@ pub fn size_chart(args: &SizeChartArgs) -> Result<(), Error> {
         BLACK.stroke_width(1),
     )))?;
     for (i, (label, points)) in sets.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+        let (colour, gap) = series_stroke(i);
         chart
-            .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), colour.stroke_width(2)))?
+            .draw_series(std::iter::once(series_line(points.iter().map(|p| (p.0, p.1)), i)))?
             .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .legend(move |(x, y)| series_line([(x, y), (x + 20, y)], i));
         chart.draw_series(
             points
                 .iter()
                 .map(|&(size, elo, error)| ErrorBar::new_vertical(size, elo - error, elo, elo + error, colour, 8)),
         )?;
-        chart.draw_series(points.iter().map(|&(size, elo, _)| Circle::new((size, elo), 4, colour.filled())))?;
+        // Solid lines end in circles, dashed ones in triangles: the points tell the sets apart too.
+        if gap == 0 {
+            chart.draw_series(points.iter().map(|&(size, elo, _)| Circle::new((size, elo), 4, colour.filled())))?;
+        } else {
+            chart.draw_series(
+                points.iter().map(|&(size, elo, _)| TriangleMarker::new((size, elo), 5, colour.filled())),
+            )?;
+        }
     }
     chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     root.present()?;
@@ -373,6 +401,17 @@ mod tests {
         assert!(parse_sized_elos("3.3").unwrap_err().to_string().contains("SIZE:ELO"));
         assert!(parse_sized_elos("0:5±1").unwrap_err().to_string().contains("positive"));
         assert!(parse_sized_elos("3.3:lots").is_err());
+    }
+
+    #[test]
+    fn no_two_series_of_a_chart_look_alike() {
+        let strokes: Vec<_> = (0..30).map(series_stroke).collect();
+        for (i, a) in strokes.iter().enumerate() {
+            for b in &strokes[..i] {
+                assert_ne!(a, b, "series {i} is drawn like an earlier one");
+            }
+        }
+        assert_eq!(series_stroke(3).1, 0, "the first ten are solid");
     }
 
     #[test]
