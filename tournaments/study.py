@@ -9,6 +9,7 @@ Ordo with `all` = 0. The results are one markdown table per experiment.
 
 usage: tournaments/study.py EXPERIMENT [--sets A,B,…] [--dir DIR] [--tiny] [--skip STEP,…] [--games N]
                            [--table NAME] [--data NAME] [--gen DIR] [--score-factor PATTERN=F] [--samples N]
+                           [--name NAME]
        tournaments/study.py --summary [--dir DIR] [--tiny]
        tournaments/study.py --list
 EXPERIMENT: axes, pairwise, mobility, beyond, king, threats, planes, scale (see --list)
@@ -24,7 +25,9 @@ multiplies the scores of the runs it names (labels on another scale: the game's 
 search scores), fixed with the runs. --samples states the budget in
 samples seen (whole epochs that reach it). An experiment run on data other than
 its default writes its nets, tables and report under names that carry the
-data's name.
+data's name; --name gives a study another name (a replica of one on new data of
+the same recipe, written beside the original: `scale-r2`), and its folder
+tournaments/work/study-NAME.
 
 Every step is resumable: a finished net, statistic, bench, puzzle run or
 pairing is kept and not redone, so a killed run is continued by running the
@@ -929,6 +932,10 @@ def main():
     parser.add_argument("--dir", help="nets, logs and measurements (default tournaments/work/study, or study-DATA "
                                       "for data other than `shared`)")
     parser.add_argument("--data", choices=DATA, help="the training data (default: the experiment's; see above)")
+    parser.add_argument("--name", help="the study's name for its tables, report and charts (default: the "
+                                       "experiment's, and the data's where it is not the experiment's own): a "
+                                       "replica on other data of the same recipe beside the original, say "
+                                       "(`scale-r2`: results/study-scale-r2-nodes.md, research/study-scale-r2.md)")
     parser.add_argument("--gen", default=str(TOURNAMENTS / "work" / "gen"),
                         help="the folder of generation runs (*.bin) that --data scale adds to the shared files")
     parser.add_argument("--score-factor", action="append", metavar="PATTERN=F",
@@ -973,7 +980,16 @@ def main():
         report.die(f"--table {args.table!r}: a name of letters and digits, e.g. epyc")
     data = args.data or default_data(args.experiment)
     name, command = study_name(args.experiment, data), study_command(args.experiment, data)
-    study = Path(args.dir or TOURNAMENTS / "work" / ("study" if data == "shared" else f"study-{data}"))
+    if args.name is not None and args.name != name:
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", args.name):
+            report.die(f"--name {args.name!r}: lower-case letters and digits joined by -, e.g. {name}-r2")
+        if args.name.split("-")[0] in EXPERIMENTS and not args.name.startswith(f"{args.experiment}-"):
+            report.die(f"--name {args.name!r} would be taken for experiment {args.name.split('-')[0]}'s: "
+                       f"start it with {args.experiment}-")
+        name, command = args.name, f"{command} --name {args.name}"
+    default_dir = (f"study-{name}" if name != study_name(args.experiment, data)
+                   else "study" if data == "shared" else f"study-{data}")
+    study = Path(args.dir or TOURNAMENTS / "work" / default_dir)
     check_data_of(study, data)
     if args.score_factor and data == "shared":
         report.die("--score-factor applies to generation runs: --data scale")

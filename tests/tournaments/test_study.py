@@ -257,6 +257,16 @@ def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(en
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"left out, made after the study fixed its data: g.bin +{grown - records:,}" in again.stderr, again.stderr
     assert (pinned / "g.bin").stat().st_size == records * 32
+    # Another name (a replica beside the original): its own report, tables and command.
+    named = subprocess.run(cmd + ["--name", "scale-r2"], capture_output=True, text=True, env=env, timeout=600)
+    assert named.returncode == 0, named.stderr[-3000:]
+    replica = (tmp_path / "study" / "study-scale-r2.md").read_text()
+    assert "# Feature-set study: scale-r2" in replica and "--name scale-r2" in replica, replica
+    assert "tables `results/study-scale-r2-time.md` and `-nodes.md`" in replica, replica
+    for bad, why in [("Scale R2", "lower-case letters and digits"), ("axes-2", "start it with scale-")]:
+        refused = subprocess.run(cmd + ["--name", bad], capture_output=True, text=True, env=env)
+        assert refused.returncode != 0 and why in refused.stderr, refused.stderr
+
     # A copy that no longer holds its records is refused, not trained on.
     with (pinned / "g.bin").open("r+b") as copy:
         copy.truncate(32)
