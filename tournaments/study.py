@@ -880,6 +880,29 @@ def shared_comparison(report_path: Path, budget: dict, study: Path, out_dir: Pat
             f"the change's error adds the two in quadrature.\n\n" + report.table(header, rows))
 
 
+def replica_comparison(report_path: Path, original: Path, budget: dict) -> str:
+    """A replica's Elo figures (a study run again under another name, on another draw of
+    data of the same recipe) beside the original report's, set by set, for each kind of
+    games both have: the difference with its error (the two added in quadrature), and
+    whether the two agree within it; empty where no set has both."""
+    rows = []
+    for column in (f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes"):
+        here = {fs: v for fs, cell in report_elos(report_path, column).items() if (v := elo_value(cell))}
+        there = {fs: v for fs, cell in report_elos(original, column).items() if (v := elo_value(cell))}
+        for fs in [fs for fs in here if fs in there]:
+            (b, be), (a, ae) = there[fs], here[fs]
+            error = (be * be + ae * ae) ** 0.5
+            rows.append([f"`{fs}`", column.removeprefix("Elo vs all, "), f"{b:.1f} ± {be:.1f}", f"{a:.1f} ± {ae:.1f}",
+                         f"{a - b:+.1f} ± {error:.1f}", "agree" if abs(a - b) <= error else "differ"])
+    if not rows:
+        return ""
+    header = ["set", "games", f"Elo vs all, `{original.stem}`", "Elo vs all, here", "difference (95%)", "within the error"]
+    return (f"\n## Against the original\n\nEach set's Elo against `all` in the original report "
+            f"(`{original.name}`, other nets of the same recipe on another draw of its data) and here. "
+            f"The two agree where their difference is within its error (the two errors added in "
+            f"quadrature).\n\n" + report.table(header, rows))
+
+
 def summary(folder: Path, study: Path, trainer_bin: Path) -> Path:
     """One table of every set measured so far: the rows of each experiment's report
     (`all` once), an experiment column first; and its charts: every set's validation
@@ -1049,6 +1072,10 @@ def main():
         if comparison := shared_comparison(out, budget, study, out.parent):
             out.write_text(out.read_text() + comparison)
             print(comparison)
+    original = out.with_name(f"study-{study_name(args.experiment, data)}.md")
+    if original != out and (comparison := replica_comparison(out, original, budget)):
+        out.write_text(out.read_text() + comparison)
+        print(comparison)
 
 
 if __name__ == "__main__":

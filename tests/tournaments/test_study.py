@@ -405,3 +405,20 @@ def test_the_report_writes_every_folder_of_this_machine_as_a_name(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     line = study.command_line(["scale", "--gen", "gen", "--dir=study", "--sets", "kb4"])
     assert study.portable(line, Path("study"), Path("gen")) == "tournaments/study.py scale --gen GEN --dir=DIR --sets kb4"
+
+
+def test_a_replica_sets_its_figures_beside_the_originals(tmp_path):
+    study = import_study()
+    header = "| set | Elo vs all, 10+0.1 | Elo vs all, 25000 nodes |\n|---|---|---|\n"
+    original, replica = tmp_path / "study-scale.md", tmp_path / "study-scale-r2.md"
+    original.write_text("# Feature-set study: scale\n\n" + header + "| `all` | 0 | 0 |\n| `kb4` | – | 0.0 ± 30.0 |\n"
+                        "| `h+v` | – | -230.0 ± 42.0 |\n")
+    replica.write_text("# Feature-set study: scale-r2\n\n" + header + "| `all` | 0 | 0 |\n"
+                       "| `kb4` | -20.0 ± 35.0 | 10.0 ± 40.0 |\n| `h+v` | – | -120.0 ± 40.0 |\n")
+    text = study.replica_comparison(replica, original, {"tc": "10+0.1", "nodes": 25000})
+    assert "## Against the original" in text and "`study-scale.md`" in text, text
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in text.splitlines() if l.startswith("| `")]
+    # Only where both have a figure: kb4's timed games are the replica's alone.
+    assert rows == [["`kb4`", "25000 nodes", "0.0 ± 30.0", "10.0 ± 40.0", "+10.0 ± 50.0", "agree"],
+                    ["`h+v`", "25000 nodes", "-230.0 ± 42.0", "-120.0 ± 40.0", "+110.0 ± 58.0", "differ"]], rows
+    assert study.replica_comparison(replica, tmp_path / "none.md", {"tc": "10+0.1", "nodes": 25000}) == ""
