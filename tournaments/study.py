@@ -538,10 +538,15 @@ def play(name: str, command: str, kind: str, tc: str, budget: dict, nets: dict[s
         results.write_text(text)
 
 
+def table_games(rows: list[list[str]]) -> dict[str, tuple[str, int]]:
+    """Each set's engine name (SET_SHAPE) and games against the reference, from the rows
+    of a table's scores of the reference: opponent, games, wins, losses, draws, score."""
+    return {row[0].rsplit("_", 1)[0]: (row[0], int(row[1])) for row in rows if len(row) == 6 and row[1].isdigit()}
+
+
 def main_table_games(name: str, kind: str) -> dict[str, int]:
     """The games each set played against the reference in the kind's main table."""
-    return {row[0].rsplit("_", 1)[0]: int(row[1]) for row in table_rows(results_dir() / f"{table_name(name, kind)}.md")
-            if len(row) == 6 and row[1].isdigit()}
+    return {fs: played for fs, (_, played) in table_games(table_rows(results_dir() / f"{table_name(name, kind)}.md")).items()}
 
 
 def table_companions(name: str, kind: str, sets: list[str], games: int, study: Path,
@@ -588,12 +593,9 @@ def set_results(name: str, kind: str) -> dict[str, dict]:
         hardware = next((row[1] for row in rows if len(row) == 2 and row[0] == "hardware"), "?")
         # Ordo ratings: #, engine, Elo, ±, points, games, score (the reference's ± is "-").
         elo = {row[1]: (row[2], row[3]) for row in rows if len(row) == 7 and row[0].isdigit() and row[3] != "-"}
-        # The reference's scores: opponent, games, wins, losses, draws, score.
-        for row in rows:
-            if len(row) == 6 and row[1].isdigit():
-                fs, played = row[0].rsplit("_", 1)[0], int(row[1])
-                if fs not in best or played > best[fs]["games"]:
-                    best[fs] = dict(elo=elo.get(row[0], ("", "")), games=played, table=table, hardware=hardware)
+        for fs, (engine, played) in table_games(rows).items():
+            if fs not in best or played > best[fs]["games"]:
+                best[fs] = dict(elo=elo.get(engine, ("", "")), games=played, table=table, hardware=hardware)
     return best
 
 
