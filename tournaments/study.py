@@ -856,23 +856,37 @@ def verdict(shared: tuple[float, float], scaled: tuple[float, float]) -> str:
     return "holds" if before * after > 0 else "reverses"
 
 
+def parsed_elos(cells: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """(Elo, 95% half-width) of each set whose cell holds an Elo with its error."""
+    return {fs: v for fs, cell in cells.items() if (v := elo_value(cell))}
+
+
+def compared_elos(before: dict[str, tuple[float, float]],
+                  after: dict[str, tuple[float, float]]) -> list[tuple[str, list[str], bool]]:
+    """Each set with an Elo in both (in `after`'s order): its cells before, after and the
+    change with its 95% error (the two errors added in quadrature), and whether the change
+    is within that error."""
+    rows = []
+    for fs in [fs for fs in after if fs in before]:
+        (b, be), (a, ae) = before[fs], after[fs]
+        error = (be * be + ae * ae) ** 0.5
+        rows.append((fs, [f"{b:.1f} ± {be:.1f}", f"{a:.1f} ± {ae:.1f}", f"{a - b:+.1f} ± {error:.1f}"],
+                     abs(a - b) <= error))
+    return rows
+
+
 def shared_comparison(report_path: Path, budget: dict, study: Path, out_dir: Path) -> str:
     """A table of each set's Elo against `all` at fixed nodes in the shared-data reports
     (in `out_dir`) and in this study's report, the change with its error and the verdict
     on the shared finding; empty where no set has both."""
     column = f"Elo vs all, {budget['nodes']} nodes"
-    here = {fs: v for fs, cell in report_elos(report_path, column).items() if (v := elo_value(cell))}
-    shared = {fs: v for fs, cell in shared_report_elos(out_dir, column).items() if (v := elo_value(cell))}
-    both = [fs for fs in here if fs in shared]
-    if not both:
+    here = parsed_elos(report_elos(report_path, column))
+    shared = parsed_elos(shared_report_elos(out_dir, column))
+    rows = [[f"`{fs}`", *cells, verdict(shared[fs], here[fs])] for fs, cells, _ in compared_elos(shared, here)]
+    if not rows:
         return ""
     facts = training_facts(study, REFERENCE)
     size = f"{facts['distinct'] / 1e6:.3g} M" if "distinct" in facts else "this study's"
-    rows = []
-    for fs in both:
-        (b, be), (a, ae) = shared[fs], here[fs]
-        rows.append([f"`{fs}`", f"{b:.1f} ± {be:.1f}", f"{a:.1f} ± {ae:.1f}",
-                     f"{a - b:+.1f} ± {(be * be + ae * ae) ** 0.5:.1f}", verdict(shared[fs], here[fs])])
     header = ["set", f"{column}, {SHARED_POSITIONS / 1e6:.2g} M positions", f"{column}, {size} positions",
               "change (95%)", "verdict"]
     return (f"\n## Against the shared-data study\n\n"
@@ -889,13 +903,10 @@ def replica_comparison(report_path: Path, original: Path, budget: dict) -> str:
     whether the two agree within it; empty where no set has both."""
     rows = []
     for column in (f"Elo vs all, {budget['tc']}", f"Elo vs all, {budget['nodes']} nodes"):
-        here = {fs: v for fs, cell in report_elos(report_path, column).items() if (v := elo_value(cell))}
-        there = {fs: v for fs, cell in report_elos(original, column).items() if (v := elo_value(cell))}
-        for fs in [fs for fs in here if fs in there]:
-            (b, be), (a, ae) = there[fs], here[fs]
-            error = (be * be + ae * ae) ** 0.5
-            rows.append([f"`{fs}`", column.removeprefix("Elo vs all, "), f"{b:.1f} ± {be:.1f}", f"{a:.1f} ± {ae:.1f}",
-                         f"{a - b:+.1f} ± {error:.1f}", "agree" if abs(a - b) <= error else "differ"])
+        there = parsed_elos(report_elos(original, column))
+        here = parsed_elos(report_elos(report_path, column))
+        rows += [[f"`{fs}`", column.removeprefix("Elo vs all, "), *cells, "agree" if within else "differ"]
+                 for fs, cells, within in compared_elos(there, here)]
     if not rows:
         return ""
     header = ["set", "games", f"Elo vs all, `{original.stem}`", "Elo vs all, here", "difference (95%)", "within the error"]
