@@ -10,7 +10,8 @@
 #             commit:REV or net:FILE (built for you)
 #   OPPONENT  the same forms, stockfish@ELO, or fairymax sjeng gnuchess phalanx toga2 ethereal stockfish
 # env: CUTECHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
-#      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: HEAD)
+#      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: the newest commit
+#      that changed the engine: src, build.rs, Cargo.*, nets/default.nnue)
 # writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)

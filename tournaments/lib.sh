@@ -197,7 +197,13 @@ settings_used() { # VAR…
     return 0
 }
 
-engine_commit() { echo "${ENGINE_COMMIT:-$(git -C "$TOURNAMENTS" rev-parse --short HEAD 2>/dev/null || echo unknown)}"; }
+# The newest commit that changed the engine binary (report.py's ENGINE_PATHS):
+# a table re-rendered with no new game keeps the commit its games were played at.
+engine_commit() {
+    local c
+    c=$(git -C "$TOURNAMENTS/.." log -1 --format=%h -- src build.rs Cargo.toml Cargo.lock nets/default.nnue 2>/dev/null)
+    echo "${ENGINE_COMMIT:-${c:-unknown}}"
+}
 
 # Ordo ratings of a PGN as a markdown table; ANCHOR is fixed at 0.
 ordo_table() { # pgn anchor

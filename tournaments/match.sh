@@ -9,7 +9,8 @@
 #            fairymax | sjeng | gnuchess | phalanx | toga2 | ethereal | stockfish (Debian packages)
 # env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
 #      in ../shared/data/books), BOOK_PLIES (default 16), ENGINE_COMMIT (the
-#      commit the tested binary was built from; default: HEAD when the match starts),
+#      commit the tested binary was built from; default: the newest commit that
+#      changed src, build.rs, Cargo.* or nets/default.nnue),
 #      SUMMARY_ONLY=1 (rewrite results/NAME.md from work/NAME.pgn and .log
 #      without playing, e.g. after an interrupted run), OPTIONS_A / OPTIONS_B
 #      (UCI options for one engine, 'NAME=VALUE NAME=VALUE', values without

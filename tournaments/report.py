@@ -48,11 +48,18 @@ def hardware() -> str:
     return f"{model}, {os.cpu_count()} cores"
 
 
-def commit() -> str:
+# The paths that make the engine binary: a result's commit row names the newest
+# commit that changed one of them, so a table re-rendered later (its games
+# played, no code changed) keeps the commit its games were played at.
+ENGINE_PATHS = ["src", "build.rs", "Cargo.toml", "Cargo.lock", "nets/default.nnue"]
+
+
+def commit(root: Path = ROOT) -> str:
     if os.environ.get("ENGINE_COMMIT"):
         return os.environ["ENGINE_COMMIT"]
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h", "--", *ENGINE_PATHS],
+                             capture_output=True, text=True)
         return out.stdout.strip() or "unknown"
     except OSError:
         return "unknown"

@@ -518,3 +518,33 @@ def test_the_sprt_statistic_pairs_games_by_event_and_round():
     m = (2 * 0.25 + 3 * 0.5 + 2 * 0.75 + 3) / 11
     v = (1 * m ** 2 + 2 * (0.25 - m) ** 2 + 3 * (0.5 - m) ** 2 + 2 * (0.75 - m) ** 2 + 3 * (1 - m) ** 2) / 11
     assert abs(one - 11 * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)) < 1e-12
+
+
+def test_commit_row_names_the_newest_change_to_the_engine(tmp_path):
+    """A result table re-rendered after a docs-only commit keeps the commit its
+    games were played at: lib.sh and report.py name the newest commit that
+    touched the engine's code, not HEAD."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "tournaments").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text("fn main() {}\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "engine"], check=True)
+    engine = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    (tmp_path / "README.md").write_text("docs\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "docs"], check=True)
+
+    shell = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; engine_commit'],
+                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert shell.stdout.strip() == engine
+    sys.path.insert(0, str(T))
+    try:
+        import report
+        assert report.commit(tmp_path) == engine
+    finally:
+        sys.path.remove(str(T))
+    pinned = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; engine_commit'],
+                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "ENGINE_COMMIT": "abc1234"})
+    assert pinned.stdout.strip() == "abc1234"
