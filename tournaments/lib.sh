@@ -332,6 +332,8 @@ resolve_engine() {
         net:*)
             local net=${1#net:}
             [ -f "$net" ] || die "net file $net not found"
+            # Relative to where the script was called from, not the repository (the build runs there).
+            net=$(realpath "$net")
             # Keyed by the net and the engine code (committed and not), so a
             # cached engine never plays with another search than this checkout's.
             code=$( (git -C "$root" rev-parse HEAD:src HEAD:build.rs HEAD:Cargo.lock &&
