@@ -197,12 +197,20 @@ settings_used() { # VAR…
     return 0
 }
 
-# The newest commit that changed the engine binary (report.py's ENGINE_PATHS):
-# a table re-rendered with no new game keeps the commit its games were played at.
+# The engine's code: what a `net:` build's cache key hashes (with the net) and,
+# with the default net, what names a result's commit (report.py's ENGINE_PATHS).
+ENGINE_CODE=(src build.rs Cargo.toml Cargo.lock)
+
+# The newest commit that changed the engine binary: a table re-rendered with no
+# new game keeps the commit its games were played at.
 engine_commit() {
+    if [ -n "${ENGINE_COMMIT:-}" ]; then
+        echo "$ENGINE_COMMIT"
+        return
+    fi
     local c
-    c=$(git -C "$TOURNAMENTS/.." log -1 --format=%h -- src build.rs Cargo.toml Cargo.lock nets/default.nnue 2>/dev/null)
-    echo "${ENGINE_COMMIT:-${c:-unknown}}"
+    c=$(git -C "$TOURNAMENTS/.." log -1 --format=%h -- "${ENGINE_CODE[@]}" nets/default.nnue 2>/dev/null)
+    echo "${c:-unknown}"
 }
 
 # Ordo ratings of a PGN as a markdown table; ANCHOR is fixed at 0.
@@ -337,7 +345,7 @@ resolve_engine() {
             # Keyed by the net and the engine code (committed and not), so a
             # cached engine never plays with another search than this checkout's.
             code=$( (git -C "$root" rev-parse HEAD:src HEAD:build.rs HEAD:Cargo.lock &&
-                     git -C "$root" diff HEAD -- src build.rs Cargo.toml Cargo.lock) | sha256sum | cut -c1-8)
+                     git -C "$root" diff HEAD -- "${ENGINE_CODE[@]}") | sha256sum | cut -c1-8)
             hash=$(sha256sum "$net" | cut -c1-12)-$code
             label=$(basename "$net" .nnue)
             if [ ! -x "$builds/net-$hash" ]; then
