@@ -313,6 +313,15 @@ play_pair() { # pgn tc games engine_a engine_b
     keep_whole_pairs "$pgn.run" "$pgn"
 }
 
+# Eight hex digits that change with the engine's code in the checkout at $1:
+# every path of ENGINE_CODE as committed (Cargo.toml's build profile too) and
+# any uncommitted change to them. A `net:` build's cache key.
+engine_code_key() { # root
+    local committed
+    committed=$(git -C "$1" rev-parse "${ENGINE_CODE[@]/#/HEAD:}") || return 1
+    { echo "$committed"; git -C "$1" diff HEAD -- "${ENGINE_CODE[@]}"; } | sha256sum | cut -c1-8
+}
+
 # An engine argument with builds resolved, for the other helpers:
 #   commit:REV    tessera built from that commit (a git worktree under work/builds)
 #   net:FILE      tessera at this checkout with that net embedded
@@ -344,8 +353,7 @@ resolve_engine() {
             net=$(realpath "$net")
             # Keyed by the net and the engine code (committed and not), so a
             # cached engine never plays with another search than this checkout's.
-            code=$( (git -C "$root" rev-parse HEAD:src HEAD:build.rs HEAD:Cargo.lock &&
-                     git -C "$root" diff HEAD -- "${ENGINE_CODE[@]}") | sha256sum | cut -c1-8)
+            code=$(engine_code_key "$root") || die "cannot read the engine's code in $root"
             hash=$(sha256sum "$net" | cut -c1-12)-$code
             label=$(basename "$net" .nnue)
             if [ ! -x "$builds/net-$hash" ]; then

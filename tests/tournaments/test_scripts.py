@@ -548,3 +548,41 @@ def test_commit_row_names_the_newest_change_to_the_engine(tmp_path):
     pinned = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; engine_commit'],
                             capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "ENGINE_COMMIT": "abc1234"})
     assert pinned.stdout.strip() == "abc1234"
+
+
+def test_the_net_build_cache_key_follows_every_engine_file(tmp_path):
+    """A `net:` engine is rebuilt when any of the engine's files changes, committed
+    (Cargo.toml's profile too, with Cargo.lock unchanged) or not, and only then."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "tournaments").mkdir()
+    (tmp_path / "src").mkdir()
+    files = {"src/main.rs": "fn main() {}\n", "build.rs": "fn main() {}\n",
+             "Cargo.toml": "[package]\nname = \"t\"\n", "Cargo.lock": "version = 3\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+
+    def commit(message):
+        subprocess.run([*git, "add", "."], check=True)
+        subprocess.run([*git, "commit", "-qm", message], check=True)
+
+    def key():
+        out = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; '
+                              f'engine_code_key {tmp_path}'], capture_output=True, text=True,
+                             env={"PATH": "/usr/bin:/bin"})
+        assert out.returncode == 0 and len(out.stdout.strip()) == 8, out.stderr
+        return out.stdout.strip()
+
+    commit("engine")
+    first = key()
+    (tmp_path / "README.md").write_text("docs\n")
+    commit("docs")
+    assert key() == first
+    (tmp_path / "Cargo.toml").write_text(files["Cargo.toml"] + "[profile.release]\nlto = true\n")
+    uncommitted = key()
+    assert uncommitted != first
+    commit("profile")
+    committed = key()
+    assert committed not in (first, uncommitted)
+    (tmp_path / "src" / "main.rs").write_text("fn main() { println!(); }\n")
+    assert key() != committed
