@@ -19,8 +19,9 @@ type Error = Box<dyn std::error::Error>;
 
 #[derive(clap::Args, Debug)]
 pub struct EvalNetArgs {
-    /// The net (`.nnue` or `.nnue.zst`), of any feature set and shape.
-    pub net: PathBuf,
+    /// The net (`.nnue` or `.nnue.zst`), of any feature set and shape; before
+    /// or after the --validation files.
+    pub net: Option<PathBuf>,
     /// Held-out files or globs, as the trainer's --validation: only their
     /// quiet positions count (not in check, no winning capture).
     #[arg(long = "validation", required = true, num_args = 1..)]
@@ -37,8 +38,28 @@ pub struct EvalNetArgs {
     pub power: f32,
 }
 
+/// The net and the held-out files. `--validation` takes every word after it,
+/// so a net named after its files (`--validation val/*.txt v9.nnue`) arrives
+/// as the last of them: a net file is never held-out data, so it is taken back.
+fn net_and_files(args: &EvalNetArgs) -> Result<(PathBuf, &[SourceSpec]), Error> {
+    let files = &args.validation[..];
+    if let Some(net) = &args.net {
+        return Ok((net.clone(), files));
+    }
+    match files.split_last() {
+        Some((last, rest)) if is_net_name(&last.pattern) && !rest.is_empty() => {
+            Ok((PathBuf::from(&last.pattern), rest))
+        }
+        _ => Err("eval-net: no net given (name its .nnue file before or after the --validation files)".into()),
+    }
+}
+
+fn is_net_name(path: &str) -> bool {
+    path.ends_with(".nnue") || path.ends_with(".nnue.zst")
+}
+
 /// Each file's mean loss under `net`, by name, in the order given.
-fn losses(net: &Network, args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
+fn losses(net: &Network, files: &[SourceSpec], args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error> {
     if !(0.0..=1.0).contains(&args.lambda) {
         return Err("--lambda must be within 0 and 1".into());
     }
@@ -49,7 +70,7 @@ fn losses(net: &Network, args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error
     // concerns training files.
     let settings =
         ReadSettings { method: Method::Eval, filter: Filter::QUIET, limit: usize::MAX, seed: 1, deduplicate: true };
-    let held = sources::load_held_out(&args.validation, &settings)?;
+    let held = sources::load_held_out(files, &settings)?;
     let objective = Objective::Eval {
         out_scale: args.out_scale,
         target_scale: args.target_scale,
@@ -74,9 +95,10 @@ fn losses(net: &Network, args: &EvalNetArgs) -> Result<Vec<(String, f64)>, Error
 }
 
 pub fn run(args: &EvalNetArgs) -> Result<(), Error> {
-    let (net, _) = engine_net("eval-net", &args.net)?;
-    println!("{}: {}", args.net.display(), net.summary());
-    let per_file = losses(&net, args)?;
+    let (path, files) = net_and_files(args)?;
+    let (net, _) = engine_net("eval-net", &path)?;
+    println!("{}: {}", path.display(), net.summary());
+    let per_file = losses(&net, files, args)?;
     for (name, loss) in &per_file {
         println!("validation loss {name}: {loss:.6}");
     }

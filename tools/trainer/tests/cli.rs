@@ -493,6 +493,10 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
     let mut cmd = Command::new(TRAINER);
     cmd.arg("eval-net").arg(&net).arg("--validation").arg(&val_a).arg(&val_b);
     let scored = String::from_utf8(run(cmd).stdout).unwrap();
+    // The net named after the files (as `--validation val/*.txt net.nnue` reads): the same figures.
+    let mut cmd = Command::new(TRAINER);
+    cmd.arg("eval-net").arg("--validation").arg(&val_a).arg(&val_b).arg(&net);
+    assert_eq!(String::from_utf8(run(cmd).stdout).unwrap(), scored);
     let hash = NetFile::content_hash(&std::fs::read(&net).unwrap());
     assert!(scored.lines().next().unwrap().contains(&hash), "{scored}");
     let (a, b, mean) = (
@@ -515,6 +519,8 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
     refused(&["eval-net", val, "--validation", val], "eval-net:");
     refused(&["eval-net", net, "--validation", val, "--lambda", "2"], "--lambda must be within 0 and 1");
     refused(&["eval-net", net], "--validation");
+    refused(&["eval-net", "--validation", val], "no net given");
+    refused(&["eval-net", "--validation", net], "no net given");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
