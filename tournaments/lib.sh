@@ -364,7 +364,7 @@ resolve_engine() {
                     command -v flock >/dev/null && flock 9
                     [ -x "$builds/net-$hash" ] && exit 0
                     echo "building tessera with $net" >&2
-                    (cd "$root" && TESSERA_NET=$(realpath "$net") CARGO_TARGET_DIR=$builds/target-net \
+                    (cd "$root" && TESSERA_NET=$net CARGO_TARGET_DIR=$builds/target-net \
                         cargo build --release --quiet) >&2 || exit 1
                     cp "$builds/target-net/release/tessera" "$builds/net-$hash.tmp" &&
                         mv "$builds/net-$hash.tmp" "$builds/net-$hash"
