@@ -520,56 +520,58 @@ def test_the_sprt_statistic_pairs_games_by_event_and_round():
     assert abs(one - 11 * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)) < 1e-12
 
 
+def scratch_repository(root, files):
+    """A git repository at `root` holding `files` (path: text) and an empty
+    tournaments/ folder for lib.sh; returns a function that commits every
+    change under a message and gives the new commit's short hash."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (root / "tournaments").mkdir()
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+    def commit(message):
+        subprocess.run([*git, "add", "."], check=True)
+        subprocess.run([*git, "commit", "-qm", message], check=True)
+        return subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return commit
+
+
+def lib_sh(root, call, **env):
+    """lib.sh sourced as if its folder were `root`/tournaments, then `call`."""
+    return subprocess.run(["bash", "-c", f'TOURNAMENTS={root}/tournaments; . {T}/lib.sh; {call}'],
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", **env})
+
+
 def test_commit_row_names_the_newest_change_to_the_engine(tmp_path):
     """A result table re-rendered after a docs-only commit keeps the commit its
     games were played at: lib.sh and report.py name the newest commit that
     touched the engine's code, not HEAD."""
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (tmp_path / "tournaments").mkdir()
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "main.rs").write_text("fn main() {}\n")
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "engine"], check=True)
-    engine = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = scratch_repository(tmp_path, {"src/main.rs": "fn main() {}\n"})
+    engine = commit("engine")
     (tmp_path / "README.md").write_text("docs\n")
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "docs"], check=True)
+    commit("docs")
 
-    shell = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; engine_commit'],
-                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
-    assert shell.stdout.strip() == engine
+    assert lib_sh(tmp_path, "engine_commit").stdout.strip() == engine
     sys.path.insert(0, str(T))
     try:
         import report
         assert report.commit(tmp_path) == engine
     finally:
         sys.path.remove(str(T))
-    pinned = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; engine_commit'],
-                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "ENGINE_COMMIT": "abc1234"})
-    assert pinned.stdout.strip() == "abc1234"
+    assert lib_sh(tmp_path, "engine_commit", ENGINE_COMMIT="abc1234").stdout.strip() == "abc1234"
 
 
 def test_the_net_build_cache_key_follows_every_engine_file(tmp_path):
     """A `net:` engine is rebuilt when any of the engine's files changes, committed
     (Cargo.toml's profile too, with Cargo.lock unchanged) or not, and only then."""
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (tmp_path / "tournaments").mkdir()
-    (tmp_path / "src").mkdir()
     files = {"src/main.rs": "fn main() {}\n", "build.rs": "fn main() {}\n",
              "Cargo.toml": "[package]\nname = \"t\"\n", "Cargo.lock": "version = 3\n"}
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-
-    def commit(message):
-        subprocess.run([*git, "add", "."], check=True)
-        subprocess.run([*git, "commit", "-qm", message], check=True)
+    commit = scratch_repository(tmp_path, files)
 
     def key():
-        out = subprocess.run(["bash", "-c", f'TOURNAMENTS={tmp_path}/tournaments; . {T}/lib.sh; '
-                              f'engine_code_key {tmp_path}'], capture_output=True, text=True,
-                             env={"PATH": "/usr/bin:/bin"})
+        out = lib_sh(tmp_path, f"engine_code_key {tmp_path}")
         assert out.returncode == 0 and len(out.stdout.strip()) == 8, out.stderr
         return out.stdout.strip()
 
