@@ -520,7 +520,7 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
     refused(&["eval-net", net, "--validation", val, "--lambda", "2"], "--lambda must be within 0 and 1");
     refused(&["eval-net", net], "--validation");
     refused(&["eval-net", "--validation", val], "no net given");
-    refused(&["eval-net", "--validation", net], "no net given");
+    refused(&["eval-net", "--validation", net], "no held-out files given");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
