@@ -47,12 +47,10 @@ fn net_and_files(args: &EvalNetArgs) -> Result<(PathBuf, &[SourceSpec]), Error> 
         return Ok((net.clone(), files));
     }
     match files.split_last() {
-        Some((last, rest)) if is_net_name(&last.pattern) => {
-            if rest.is_empty() {
-                return Err(format!("eval-net: no held-out files given (only the net {})", last.pattern).into());
-            }
-            Ok((PathBuf::from(&last.pattern), rest))
+        Some((last, [])) if is_net_name(&last.pattern) => {
+            Err(format!("eval-net: no held-out files given (only the net {})", last.pattern).into())
         }
+        Some((last, rest)) if is_net_name(&last.pattern) => Ok((PathBuf::from(&last.pattern), rest)),
         _ => Err("eval-net: no net given (name its .nnue file before or after the --validation files)".into()),
     }
 }
