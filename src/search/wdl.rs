@@ -22,10 +22,10 @@ pub struct WdlModel {
 }
 
 /// The model `UCI_ShowWDL` reports: fitted by `tessera-trainer wdl-fit` to
-/// Tessera's self-play with net v9, the default (research/wdl-model.md has the
+/// Tessera's self-play with net v10, the default (research/wdl-model.md has the
 /// data and the command; refit when the default net changes, since a net's
 /// scores carry its own scale).
-pub const FITTED: WdlModel = WdlModel { a: [234.374, -226.163, 44.933, 33.102], b: [38.515, 69.817, -58.994, 30.607] };
+pub const FITTED: WdlModel = WdlModel { a: [237.658, -236.756, 73.769, 12.305], b: [46.196, 51.771, -47.147, 24.575] };
 
 /// Material on the board, both sides: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
