@@ -76,6 +76,14 @@ tc_args() {
     fi
 }
 
+# Node odds, `nodes=N:M`: the first engine searches N nodes a move, the second
+# M (what a loss of speed costs at a fixed budget). Prints "N M"; fails on any
+# other form (a zero budget too, which tc_args then refuses).
+node_odds() { # TC
+    [[ $1 =~ ^nodes=([1-9][0-9]*):([1-9][0-9]*)$ ]] || return 1
+    echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+}
+
 # cutechess's grace past a move's limit before it forfeits the game (ms). None
 # on a clock, where the reliability runs count forfeits; 30 ms at a fixed time
 # a move, where an engine that spends its whole 100 ms would otherwise lose on a
@@ -88,9 +96,13 @@ time_margin() { # TC
 # forfeit grace) and the opening book. Fills the array game_args, so that a
 # book path with spaces stays one argument.
 set_game_args() { # TC BOOK
-    local tc=$1 book=$2
-    # shellcheck disable=SC2207 # tc_args prints whitespace-separated words
-    local limits=($(tc_args "$tc"))
+    local tc=$1 book=$2 limits=()
+    # Node odds (match.sh's nodes=N:M) put each engine's budget in its own -engine
+    # spec: cutechess applies -each after them, so a limit here would override both.
+    if ! node_odds "$tc" >/dev/null; then
+        # shellcheck disable=SC2207 # tc_args prints whitespace-separated words
+        limits=($(tc_args "$tc"))
+    fi
     game_args=(-each "${limits[@]}" timemargin="$(time_margin "$tc")"
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}")
 }

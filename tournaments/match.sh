@@ -4,7 +4,8 @@
 # tournaments/work/, which git ignores).
 #
 # usage: tournaments/match.sh NAME TC GAMES ENGINE_A ENGINE_B [CONCURRENCY]
-#   TC       cutechess time control, e.g. 5+0.05, or nodes=N (fixed nodes a move)
+#   TC       cutechess time control, e.g. 5+0.05, or nodes=N (fixed nodes a move),
+#            or nodes=N:M (node odds: A searches N nodes a move, B searches M)
 #   ENGINE   label=/path/to/uci-binary | commit:REV | net:FILE | stockfish@ELO |
 #            fairymax | sjeng | gnuchess | phalanx | toga2 | ethereal | stockfish (Debian packages)
 # env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
@@ -24,7 +25,7 @@ if [ $# -lt 5 ]; then
 fi
 name=$1 tc=$2 games=$3
 check_name "$name"
-tc_args "$tc" >/dev/null
+odds=$(node_odds "$tc") || tc_args "$tc" >/dev/null
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] || die "GAMES must be a number ≥ 2, not '$games'"
 export CONCURRENCY=${6:-2}
 cutechess=$(find_cutechess)
@@ -35,6 +36,10 @@ spec_a=$(engine_spec "$a")
 spec_b=$(engine_spec "$b")
 spec_a+=$(option_args "${OPTIONS_A:-}")
 spec_b+=$(option_args "${OPTIONS_B:-}")
+if [ -n "$odds" ]; then
+    spec_a+=" tc=inf nodes=${odds% *}"
+    spec_b+=" tc=inf nodes=${odds#* }"
+fi
 
 mkdir -p "$WORK" "$RESULTS"
 pgn=$WORK/$name.pgn

@@ -193,6 +193,27 @@ def test_every_script_gives_cutechess_the_same_limits_and_book(tmp_path, args, t
                                                 "order=random", "plies=8"]
 
 
+def test_node_odds_give_each_engine_its_own_budget(tmp_path):
+    # cutechess applies -each after the engines' own specs, so the two budgets must
+    # be in the specs and no node limit in -each; other scripts refuse the form.
+    fake = tmp_path / "cutechess"
+    fake.write_text(ARGV_CUTECHESS)
+    fake.chmod(0o755)
+    argv = tmp_path / "argv"
+    env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(argv), "BOOK": str(BOOK),
+           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+    run([str(T / "match.sh"), "m", "nodes=300:200", "2", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    got = argv.read_text().splitlines()
+    first, second, each = got.index("-engine"), len(got) - got[::-1].index("-engine") - 1, got.index("-each")
+    assert got[first:second][-2:] == ["tc=inf", "nodes=300"]
+    assert got[second:each][-2:] == ["tc=inf", "nodes=200"]
+    assert got[each:each + 3] == ["-each", "timemargin=0", "-openings"]
+    assert "| time control | nodes=300:200, 2 games at a time |" in (tmp_path / "results" / "m.md").read_text()
+    for args in (["match.sh", "m", "nodes=0:200", "2"], ["gauntlet.sh", "g", "nodes=300:200", "2"]):
+        out = run([str(T / args[0]), *args[1:], "a=/bin/true", "b=/bin/true"], env_extra=env)
+        assert out.returncode != 0 and "is neither cutechess's form" in out.stderr, out.stderr
+
+
 def test_median_depth_reads_cutechess_move_comments(tmp_path):
     # Book moves carry no depth; a comment may be wrapped across lines; the last
     # move's comment carries the result after a comma.
