@@ -5,7 +5,16 @@ use clap::{Parser, Subcommand};
 use tessera::board::{Board, perft};
 
 #[derive(Parser)]
-#[command(name = "tessera", version = tessera::uci::VERSION, about = "A UCI chess engine with an NNUE evaluation")]
+#[command(
+    name = "tessera",
+    version = tessera::uci::VERSION,
+    about = "A UCI chess engine with an NNUE evaluation",
+    long_about = "A UCI chess engine with an NNUE evaluation.\n\n\
+        Run without a command, it speaks UCI on standard input and output: that is how a GUI \
+        (Arena, CuteChess, ...), cutechess-cli or lichess-bot starts it. Type `uci`, then \
+        `position startpos` and `go depth 12`, to talk to it by hand; `quit` ends the session.",
+    after_help = "Without a command, the UCI protocol is read from standard input."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
@@ -28,7 +37,7 @@ enum Cmd {
         /// Depth in plies.
         #[arg(value_parser = clap::value_parser!(u32).range(0..=12))]
         depth: u32,
-        /// Start position (default: the standard start); Chess960 castling rights are accepted.
+        /// Start position: a FEN or `startpos` (the default); Chess960 castling rights are accepted.
         fen: Option<String>,
         /// Print the count below each legal move.
         #[arg(long)]
@@ -55,7 +64,7 @@ enum Cmd {
     },
     /// Print the static evaluation of a position (side to move's view).
     Eval {
-        /// The position.
+        /// The position: a FEN, or `startpos`.
         fen: String,
     },
     /// Describe a feature-set expression such as `all+ph+pv`.
@@ -94,7 +103,7 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Perft { depth, fen, divide }) => {
             let board = match fen.as_deref() {
-                None => Board::default(),
+                None | Some("startpos") => Board::default(),
                 // Standard FENs parse the same in Chess960 mode; it also takes Shredder castling.
                 Some(fen) => match Board::from_fen(fen, true) {
                     Ok(board) => board,
@@ -122,6 +131,7 @@ fn main() -> ExitCode {
             perft_suites(&files, max_depth, max_nodes, jobs, verbose)
         }
         Some(Cmd::Eval { fen }) => {
+            let fen = if fen.trim() == "startpos" { Board::default().fen() } else { fen };
             let mut board = match Board::from_fen(&fen, true) {
                 Ok(board) => board,
                 Err(e) => {

@@ -73,15 +73,15 @@ impl Shape {
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({} → {})×2", self.inputs, self.ft)?;
+        write!(f, "({} -> {})x2", self.inputs, self.ft)?;
         if self.pairwise {
-            write!(f, " → pairwise {}", self.l1_inputs())?;
+            write!(f, " -> pairwise {}", self.l1_inputs())?;
         }
-        write!(f, " → {}", self.hidden)?;
+        write!(f, " -> {}", self.hidden)?;
         if self.hidden2 > 0 {
-            write!(f, " → {}", self.hidden2)?;
+            write!(f, " -> {}", self.hidden2)?;
         }
-        write!(f, " → 1")?;
+        write!(f, " -> 1")?;
         if self.buckets > 1 {
             write!(f, ", {} output buckets", self.buckets)?;
         }

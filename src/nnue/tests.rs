@@ -189,7 +189,7 @@ fn one_bucket_is_written_as_version_1_and_more_as_version_2() {
     assert_eq!(bucketed[4..8], VERSION_BUCKETS.to_le_bytes());
     let file = NetFile::parse(&bucketed).unwrap();
     assert_eq!(file.shape.buckets, 8);
-    assert_eq!(file.shape.to_string(), "(1920 → 64)×2 → 32 → 8 → 1, 8 output buckets");
+    assert_eq!(file.shape.to_string(), "(1920 -> 64)x2 -> 32 -> 8 -> 1, 8 output buckets");
     assert_eq!(file.shape.short_name(), "64x2-32-8-1-ob8");
     assert_eq!(file.tensors.hidden_weights.len(), 8 * 32 * 128);
     assert_eq!(file.tensors.output_bias.len(), 8);
@@ -238,7 +238,7 @@ fn a_pairwise_net_is_version_3_and_its_first_layer_reads_half_the_inputs() {
     assert_eq!(bytes[4..8], VERSION.to_le_bytes());
     let file = NetFile::parse(&bytes).unwrap();
     assert!(file.shape.pairwise);
-    assert_eq!(file.shape.to_string(), "(768 → 64)×2 → pairwise 64 → 32 → 1");
+    assert_eq!(file.shape.to_string(), "(768 -> 64)x2 -> pairwise 64 -> 32 -> 1");
     assert_eq!(file.shape.short_name(), "64x2p-32-1");
     assert_eq!(file.tensors.hidden_weights.len(), 32 * 64);
     assert_eq!(file.to_bytes(), bytes);

@@ -122,11 +122,22 @@ impl SharedState {
 pub struct SearchOptions {
     pub threads: usize,
     pub multipv: usize,
+    /// How many of the lines `report` receives (0: all of them). The
+    /// strength limit searches more lines than the user asked for, to
+    /// choose among them; a spectator should not see the ones turned down.
+    pub shown_lines: usize,
     pub show_wdl: bool,
     /// Whether `report` receives the UCI `info` lines. Callers that read
     /// only the result leave it off: formatting the lines of a 400-node
     /// search was a thirtieth of datagen's games.
     pub info: bool,
+}
+
+impl SearchOptions {
+    /// Whether the `info` lines of MultiPV line `line` (from 1) are shown.
+    fn shows(&self, line: usize) -> bool {
+        self.shown_lines == 0 || line <= self.shown_lines
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -307,14 +318,18 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                     break score;
                 }
                 if score <= alpha {
-                    report(&|| {
-                        let pv = lines_or_pv(&lines, pv_index, w);
-                        info_line(w, depth, pv_index + 1, score, Some("upperbound"), pv, options)
-                    });
+                    if options.shows(pv_index + 1) {
+                        report(&|| {
+                            let pv = lines_or_pv(&lines, pv_index, w);
+                            info_line(w, depth, pv_index + 1, score, Some("upperbound"), pv, options)
+                        });
+                    }
                     beta = (alpha + beta) / 2;
                     alpha = (score - delta).max(-INFINITE);
                 } else if score >= beta {
-                    report(&|| info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
+                    if options.shows(pv_index + 1) {
+                        report(&|| info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
+                    }
                     beta = (score + delta).min(INFINITE);
                 } else {
                     break score;
@@ -355,7 +370,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         result.depth = depth;
         result.lines.clone_from(&lines);
         if main {
-            for (i, (score, pv)) in lines.iter().enumerate() {
+            for (i, (score, pv)) in lines.iter().enumerate().filter(|(i, _)| options.shows(i + 1)) {
                 report(&|| info_line(w, depth, i + 1, *score, None, pv, options));
             }
             let mate_found = limits.mate.is_some_and(|n| mate_in_moves(lines[0].0).is_some_and(|m| m > 0 && m <= n));

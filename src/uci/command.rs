@@ -24,9 +24,13 @@ pub struct GoParams {
     pub infinite: bool,
     pub ponder: bool,
     pub searchmoves: Vec<String>,
-    /// Values that were out of range and were clamped, one message each
-    /// (the engine reports them and searches anyway: a GUI waits for the move).
-    pub clamped: Vec<String>,
+    /// What was wrong with the line: values out of range (clamped), words
+    /// not understood or without a usable value (ignored). The engine
+    /// reports each and searches anyway: a GUI that sent `go` waits for a
+    /// `bestmove`, whatever else the line held.
+    pub warnings: Vec<String>,
+    /// Whether any word was ignored (not only clamped).
+    pub ignored: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +46,15 @@ pub enum Command {
     Stop,
     PonderHit,
     Quit,
+    /// Not UCI, but what people type into an engine (Stockfish's names):
+    /// the board, its FEN and key.
+    Display,
+    /// The static evaluation of the current position.
+    Eval,
+    /// The benchmark (`bench [depth]`), as `tessera bench` runs it.
+    Bench { depth: Option<i32> },
+    /// Leaf counts below each legal move (`perft <depth>`).
+    Perft { depth: u32 },
 }
 
 const GO_KEYWORDS: &[&str] = &[
@@ -59,7 +72,12 @@ const GO_KEYWORDS: &[&str] = &[
     "searchmoves",
 ];
 
-/// Parses one line. `Ok(None)` for a blank line.
+/// The deepest `perft` the loop runs: deeper counts take minutes and block
+/// the input thread (`tessera perft` has no such bound).
+pub const MAX_LOOP_PERFT: u32 = 7;
+
+/// Parses one line. `Ok(None)` for a blank line. `go` is never refused (see
+/// [`GoParams::warnings`]); other malformed lines are, with the reason.
 pub fn parse(line: &str) -> Result<Option<Command>, String> {
     let mut tokens = line.split_whitespace();
     let Some(head) = tokens.next() else {
@@ -77,12 +95,31 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "quit" => Command::Quit,
         "setoption" => parse_setoption(&rest)?,
         "position" => parse_position(&rest)?,
-        "go" => Command::Go(parse_go(&rest)?),
+        "go" => Command::Go(parse_go(&rest)),
+        "d" => Command::Display,
+        "eval" => Command::Eval,
+        "bench" => Command::Bench { depth: parse_depth("bench", rest.first(), 1, 64)?.map(|d| d as i32) },
+        "perft" => Command::Perft {
+            depth: parse_depth("perft", rest.first(), 0, MAX_LOOP_PERFT)?
+                .ok_or_else(|| "perft needs a depth".to_string())?,
+        },
         other => return Err(format!("unknown command '{other}'")),
     };
     Ok(Some(command))
 }
 
+fn parse_depth(what: &str, token: Option<&&str>, min: u32, max: u32) -> Result<Option<u32>, String> {
+    let Some(text) = token else { return Ok(None) };
+    match text.parse::<u32>() {
+        Ok(d) if (min..=max).contains(&d) => Ok(Some(d)),
+        _ => Err(format!("{what} takes a depth from {min} to {max}, not '{text}'")),
+    }
+}
+
+/// `setoption name <name> [value <value>]`. The value may be empty
+/// (`value` with nothing after it, or no `value` at all): string options
+/// take that as the empty string, as Stockfish does; the option table
+/// decides what other kinds make of it.
 fn parse_setoption(rest: &[&str]) -> Result<Command, String> {
     if rest.first() != Some(&"name") {
         return Err("setoption needs 'name <option>'".to_string());
@@ -93,9 +130,6 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, String> {
         return Err("setoption has an empty option name".to_string());
     }
     let value = value_at.map(|i| rest[i + 1..].join(" "));
-    if value.as_deref() == Some("") {
-        return Err(format!("setoption '{}' has 'value' with nothing after it", name_tokens.join(" ")));
-    }
     Ok(Command::SetOption { name: name_tokens.join(" "), value })
 }
 
@@ -120,20 +154,22 @@ fn parse_position(rest: &[&str]) -> Result<Command, String> {
 /// them can overflow.
 const MAX_TIME_MS: i64 = 1 << 40;
 
-/// An integer within `min..=max`: a value outside (however many digits it
-/// has) is clamped to the nearer bound and a note is added to `clamped`;
-/// text that is not an integer is an error.
-fn clamped<T: TryFrom<i128> + Into<i128> + Copy>(
+/// The value after a numeric `go` word: an integer within `min..=max`. A
+/// value outside (however many digits it has) is clamped to the nearer
+/// bound, with a warning; text that is not an integer gives `None`, with a
+/// warning. `None` without a warning cannot happen: the caller has
+/// checked that a value is there.
+fn number<T: TryFrom<i128> + Into<i128> + Copy>(
     key: &str,
-    value: Option<&&str>,
+    text: &str,
     min: T,
     max: T,
-    clamped: &mut Vec<String>,
-) -> Result<T, String> {
-    let text = value.ok_or_else(|| format!("go {key} needs a value"))?;
+    warnings: &mut Vec<String>,
+) -> Option<T> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("go {key}: '{text}' is not a valid number"));
+        warnings.push(format!("go {key}: '{text}' is not a number; ignored"));
+        return None;
     }
     let negative = text.starts_with('-');
     // More digits than i128 holds: beyond any bound, on its side.
@@ -141,73 +177,122 @@ fn clamped<T: TryFrom<i128> + Into<i128> + Copy>(
     let (lo, hi) = (min.into(), max.into());
     let value = wide.clamp(lo, hi);
     if value != wide {
-        clamped.push(format!("go {key} {text} is out of range; using {value}"));
+        warnings.push(format!("go {key} {text} is out of range; using {value}"));
     }
-    Ok(T::try_from(value).unwrap_or(if value == lo { min } else { max }))
+    Some(T::try_from(value).unwrap_or(if value == lo { min } else { max }))
 }
 
-fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
+/// `go`'s words, forgiving as Stockfish is: a word it does not know is
+/// reported and skipped, a value that is not a number is reported and
+/// skipped with its key, and whatever was understood still runs.
+fn parse_go(rest: &[&str]) -> GoParams {
     let mut go = GoParams::default();
     let mut i = 0;
     while i < rest.len() {
         let key = rest[i];
-        let value = rest.get(i + 1);
-        let mut used = 2;
-        match key {
-            "wtime" => go.wtime = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
-            "btime" => go.btime = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
-            "winc" => go.winc = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
-            "binc" => go.binc = Some(clamped(key, value, 0, MAX_TIME_MS, &mut go.clamped)?),
-            "movestogo" => go.movestogo = Some(clamped(key, value, 1, u32::MAX, &mut go.clamped)?),
-            "depth" => go.depth = Some(clamped(key, value, 1, i32::MAX, &mut go.clamped)?),
-            "nodes" => go.nodes = Some(clamped(key, value, 1, u64::MAX, &mut go.clamped)?),
-            "mate" => go.mate = Some(clamped(key, value, 1, i32::MAX, &mut go.clamped)?),
-            "movetime" => go.movetime = Some(clamped(key, value, 0, MAX_TIME_MS as u64, &mut go.clamped)?),
-            "infinite" => {
-                go.infinite = true;
-                used = 1;
-            }
-            "ponder" => {
-                go.ponder = true;
-                used = 1;
-            }
-            "searchmoves" => {
-                let moves: Vec<String> =
-                    rest[i + 1..].iter().take_while(|t| !GO_KEYWORDS.contains(t)).map(|s| s.to_string()).collect();
-                if moves.is_empty() {
-                    return Err("go searchmoves needs at least one move".to_string());
-                }
-                used = 1 + moves.len();
-                go.searchmoves = moves;
-            }
-            other => return Err(format!("unknown go parameter '{other}'")),
+        i += 1;
+        if key == "infinite" || key == "ponder" {
+            *(if key == "infinite" { &mut go.infinite } else { &mut go.ponder }) = true;
+            continue;
         }
-        i += used;
+        if key == "searchmoves" {
+            let moves: Vec<String> =
+                rest[i..].iter().take_while(|t| !GO_KEYWORDS.contains(t)).map(|s| s.to_string()).collect();
+            if moves.is_empty() {
+                go.warnings.push("go searchmoves without moves; searching every move".to_string());
+            }
+            i += moves.len();
+            go.searchmoves.extend(moves);
+            continue;
+        }
+        if !GO_KEYWORDS.contains(&key) {
+            go.ignored = true;
+            if key == "perft" {
+                // Stockfish's `go perft N`: a count, not a search. Skip the
+                // depth too; the `perft` command is the way to count.
+                if rest.get(i).is_some_and(|t| t.parse::<u32>().is_ok()) {
+                    i += 1;
+                }
+                go.warnings.push("'go perft' is not a search here; use 'perft <depth>'; ignored".to_string());
+            } else {
+                go.warnings.push(format!("go: unknown word '{key}' ignored"));
+            }
+            continue;
+        }
+        // A numeric key: its value is the next word, unless that is a key.
+        let Some(&text) = rest.get(i).filter(|t| !GO_KEYWORDS.contains(t)) else {
+            go.ignored = true;
+            go.warnings.push(format!("go {key} needs a value; ignored"));
+            continue;
+        };
+        i += 1;
+        let w = &mut go.warnings;
+        let understood = match key {
+            "wtime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.wtime = Some(v)),
+            "btime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.btime = Some(v)),
+            "winc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.winc = Some(v)),
+            "binc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.binc = Some(v)),
+            "movestogo" => number(key, text, 1, u32::MAX, w).map(|v| go.movestogo = Some(v)),
+            "depth" => number(key, text, 1, i32::MAX, w).map(|v| go.depth = Some(v)),
+            "nodes" => number(key, text, 1, u64::MAX, w).map(|v| go.nodes = Some(v)),
+            "mate" => number(key, text, 1, i32::MAX, w).map(|v| go.mate = Some(v)),
+            "movetime" => number(key, text, 0, MAX_TIME_MS as u64, w).map(|v| go.movetime = Some(v)),
+            _ => unreachable!("every numeric key of GO_KEYWORDS is matched"),
+        };
+        go.ignored |= understood.is_none();
     }
-    Ok(go)
+    go
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn out_of_range_go_values_are_clamped_and_noted() {
-        let go = |line: &str| match parse(line) {
+    fn go(line: &str) -> GoParams {
+        match parse(line) {
             Ok(Some(Command::Go(go))) => go,
             other => panic!("{line}: {other:?}"),
-        };
+        }
+    }
+
+    #[test]
+    fn out_of_range_go_values_are_clamped_and_noted() {
         let g = go("go movestogo 0 depth -3 mate 0 nodes 0");
         assert_eq!((g.movestogo, g.depth, g.mate, g.nodes), (Some(1), Some(1), Some(1), Some(1)));
-        assert_eq!(g.clamped.len(), 4);
-        assert!(g.clamped[0].contains("go movestogo 0 is out of range; using 1"), "{:?}", g.clamped);
+        assert_eq!(g.warnings.len(), 4);
+        assert!(g.warnings[0].contains("go movestogo 0 is out of range; using 1"), "{:?}", g.warnings);
+        assert!(!g.ignored, "clamped values are used, not ignored");
         let g = go("go wtime 99999999999999999999 btime -500 winc 99999999999999999999999999999999999999999999");
         assert_eq!((g.wtime, g.btime, g.winc), (Some(MAX_TIME_MS), Some(0), Some(MAX_TIME_MS)));
-        assert_eq!(g.clamped.len(), 3);
+        assert_eq!(g.warnings.len(), 3);
         let g = go("go wtime 1000 btime 900 movestogo 40");
-        assert!(g.clamped.is_empty());
-        assert!(parse("go wtime --5").unwrap_err().contains("not a valid number"));
-        assert!(parse("go nodes -").unwrap_err().contains("not a valid number"));
+        assert!(g.warnings.is_empty() && !g.ignored);
+    }
+
+    #[test]
+    fn go_never_fails_and_keeps_what_it_understood() {
+        // Each case: the line, what must survive, the warning it gives.
+        let g = go("go depth abc");
+        assert_eq!(g.depth, None);
+        assert!(g.ignored);
+        assert!(g.warnings[0].contains("'abc' is not a number"), "{:?}", g.warnings);
+        let g = go("go foo");
+        assert!(g.ignored && g.warnings[0].contains("unknown word 'foo'"));
+        let g = go("go perft 3");
+        assert!(g.ignored && g.warnings.len() == 1 && g.warnings[0].contains("perft"), "{:?}", g.warnings);
+        let g = go("go depth 4 searchmoves");
+        assert_eq!(g.depth, Some(4));
+        assert!(g.searchmoves.is_empty() && !g.ignored);
+        assert!(g.warnings[0].contains("without moves"));
+        let g = go("go depth wtime 100 foo 7 nodes 1.5 movetime 50");
+        assert_eq!((g.depth, g.wtime, g.nodes, g.movetime), (None, Some(100), None, Some(50)));
+        assert_eq!(g.warnings.len(), 4, "{:?}", g.warnings);
+        assert!(g.warnings[0].contains("go depth needs a value"));
+        let g = go("go depth");
+        assert!(g.warnings[0].contains("needs a value") && g.ignored && g.depth.is_none());
+        let g = go("go wtime --5 nodes -");
+        assert!(g.warnings.iter().all(|w| w.contains("not a number")) && g.warnings.len() == 2);
+        assert!(go("go").warnings.is_empty() && !go("go").ignored);
     }
 
     #[test]
@@ -219,30 +304,33 @@ mod tests {
             Ok(Some(Command::SetOption { name: "Move Overhead".into(), value: Some("30".into()) }))
         );
         assert_eq!(
+            parse("setoption name SyzygyPath value"),
+            Ok(Some(Command::SetOption { name: "SyzygyPath".into(), value: Some(String::new()) }))
+        );
+        assert_eq!(
             parse("position startpos moves e2e4 e7e5"),
             Ok(Some(Command::Position { start: Start::StartPos, moves: vec!["e2e4".into(), "e7e5".into()] }))
         );
-        let Ok(Some(Command::Go(go))) = parse("go wtime 1000 btime 900 winc 10 binc 10 searchmoves e2e4 d2d4 depth 5")
-        else {
-            panic!("go did not parse");
-        };
-        assert_eq!((go.wtime, go.btime, go.winc, go.depth), (Some(1000), Some(900), Some(10), Some(5)));
-        assert_eq!(go.searchmoves, vec!["e2e4", "d2d4"]);
-        assert!(matches!(parse("go infinite"), Ok(Some(Command::Go(GoParams { infinite: true, .. })))));
+        let g = go("go wtime 1000 btime 900 winc 10 binc 10 searchmoves e2e4 d2d4 depth 5");
+        assert_eq!((g.wtime, g.btime, g.winc, g.depth), (Some(1000), Some(900), Some(10), Some(5)));
+        assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
+        assert!(go("go infinite").infinite && go("go ponder wtime 5").ponder);
+        assert_eq!(parse("d"), Ok(Some(Command::Display)));
+        assert_eq!(parse("eval"), Ok(Some(Command::Eval)));
+        assert_eq!(parse("bench"), Ok(Some(Command::Bench { depth: None })));
+        assert_eq!(parse("bench 5"), Ok(Some(Command::Bench { depth: Some(5) })));
+        assert_eq!(parse("perft 3"), Ok(Some(Command::Perft { depth: 3 })));
     }
 
     #[test]
     fn malformed_commands_name_the_problem() {
         assert!(parse("foo bar").unwrap_err().contains("unknown command 'foo'"));
-        assert!(parse("go depth").unwrap_err().contains("needs a value"));
-        assert!(parse("go depth x").unwrap_err().contains("'x'"));
-        assert!(parse("go wtime -").unwrap_err().contains("'-'"));
-        assert!(parse("go depth 1.5").unwrap_err().contains("not a valid number"));
-        assert!(parse("go sideways").unwrap_err().contains("sideways"));
         assert!(parse("position").unwrap_err().contains("startpos"));
         assert!(parse("position fen").unwrap_err().contains("needs a FEN"));
         assert!(parse("position somewhere").unwrap_err().contains("somewhere"));
         assert!(parse("setoption Hash 3").unwrap_err().contains("name"));
-        assert!(parse("setoption name Hash value").unwrap_err().contains("nothing after"));
+        assert!(parse("perft").unwrap_err().contains("needs a depth"));
+        assert!(parse("perft 99").unwrap_err().contains("from 0 to 7"));
+        assert!(parse("bench x").unwrap_err().contains("'x'"));
     }
 }

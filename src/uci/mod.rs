@@ -2,8 +2,10 @@
 //! a search thread of its own, so `stop`, `isready`, `ponderhit` and `quit`
 //! are handled at once while a search runs.
 //!
-//! Only protocol lines go to stdout; problems with the input are reported as
-//! `info string error: …` and leave the engine's state as it was.
+//! Only protocol lines go to stdout, in ASCII; problems with the input are
+//! reported as `info string error: …` (or `warning:` where the engine went
+//! on with what it understood). Whatever a `go` line holds, it is answered
+//! with exactly one `bestmove`.
 
 pub mod command;
 pub mod options;
@@ -31,14 +33,36 @@ use options::{Options, Setting};
 /// a PGN header or a rating list names exactly what played.
 pub const VERSION: &str =
     concat!(env!("CARGO_PKG_VERSION"), " net ", env!("TESSERA_NET_HASH"), " (", env!("TESSERA_NET_KIND"), ")");
-pub const ENGINE_NAME: &str = concat!("Tessera ", env!("CARGO_PKG_VERSION"), " ", env!("TESSERA_NET_HASH"));
 pub const ENGINE_AUTHOR: &str = "the Tessera developers";
 
+/// The UCI `id name`: the version and the hash of the net loaded now (the
+/// embedded one unless `EvalFile` named another).
+pub fn engine_name(net_hash: &str) -> String {
+    format!("Tessera {} {net_hash}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A `go` whose words were all ignored (`go depth abc`, `go foo`) searches
+/// to this depth: the GUI gets its `bestmove` in a moment instead of after
+/// a `stop` it never meant to send. A bare `go` is still a search without
+/// bound, as the protocol has it.
+pub const FALLBACK_DEPTH: i32 = 10;
+
 fn send(line: &str) {
+    let line = ascii(line);
     let mut out = std::io::stdout().lock();
     // A closed stdout means the GUI is gone; nothing useful is left to do.
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
+}
+
+/// The line with every character outside ASCII replaced by `?`: GUIs such
+/// as Arena read the protocol as a single-byte code page, and text from
+/// outside (a file name, an error of a library) may hold anything.
+fn ascii(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.is_ascii() {
+        return line.into();
+    }
+    line.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect::<String>().into()
 }
 
 fn error(message: &str) {
@@ -48,6 +72,19 @@ fn error(message: &str) {
 struct Running {
     handle: JoinHandle<Search>,
     shared: Arc<SharedState>,
+    /// Whether nothing but `stop` ends the search: `go infinite`, or a `go`
+    /// with no depth, nodes, move time or clock of the side to move (a bare
+    /// `go`, `go mate 3`: searched as long as it takes, as in Stockfish).
+    unbounded: bool,
+}
+
+impl Running {
+    /// Whether the search ends only when told (`go infinite`, or `go
+    /// ponder` before `ponderhit`): waiting for it would wait forever.
+    fn waits_for_word(&self) -> bool {
+        !self.shared.stop.load(Ordering::Relaxed)
+            && (self.unbounded || self.shared.pondering.load(Ordering::Relaxed))
+    }
 }
 
 pub struct Engine {
@@ -61,14 +98,19 @@ pub struct Engine {
     /// Seeds the deliberate mistakes of `UCI_LimitStrength`: a new stream per
     /// `go`, different in every session.
     seeds: Rng,
+    /// The content hash of the net in use, for `id name` (the search, which
+    /// holds the net, is away on its thread while a search runs).
+    net_hash: String,
 }
 
 impl Default for Engine {
     fn default() -> Self {
         let options = Options::default();
+        let search = Search::new(options.hash_mb);
         Engine {
             board: Board::default(),
-            search: Some(Search::new(options.hash_mb)),
+            net_hash: search.network.hash.clone(),
+            search: Some(search),
             options,
             running: None,
             tablebases: None,
@@ -109,7 +151,7 @@ impl Engine {
         };
         match command {
             Command::Uci => {
-                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id name {}", engine_name(&self.net_hash)));
                 send(&format!("id author {ENGINE_AUTHOR}"));
                 for declaration in options::declarations() {
                     send(&declaration);
@@ -136,17 +178,67 @@ impl Engine {
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { start, moves } => self.set_position(start, &moves),
             Command::Go(params) => self.go(params),
+            Command::Display => self.display(),
+            Command::Eval => self.eval(),
+            Command::Bench { depth } => self.bench(depth),
+            Command::Perft { depth } => self.perft(depth),
         }
         true
     }
 
-    /// True if no search is running (a finished one is collected first);
-    /// otherwise reports that `what` is ignored.
+    /// `d`: the board as text, its FEN and Zobrist key.
+    fn display(&self) {
+        for line in board_diagram(&self.board) {
+            send(&line);
+        }
+        send(&format!("Fen: {}", self.board.fen()));
+        send(&format!("Key: {:016X}", self.board.key()));
+        let checkers: Vec<String> = self.board.pos().checkers().into_iter().map(|sq| sq.to_string()).collect();
+        send(&format!("Checkers: {}", checkers.join(" ")));
+    }
+
+    /// `eval`: the network's static evaluation of the current position.
+    fn eval(&mut self) {
+        let Some(search) = self.idle_search("eval") else { return };
+        let network = Arc::clone(&search.network);
+        let mut board = self.board.clone();
+        board.attach_network(Arc::clone(&network));
+        let side = if board.turn().is_white() { "white" } else { "black" };
+        let cp = crate::evaluate::evaluate(&mut board);
+        send(&format!("info string eval {cp} cp (side to move: {side}); {}", network.summary()));
+    }
+
+    /// `bench [depth]`: `tessera bench` with the net in use, on the input
+    /// thread (nothing else is read until it ends, as in Stockfish).
+    fn bench(&mut self, depth: Option<i32>) {
+        let Some(search) = self.idle_search("bench") else { return };
+        let network = Arc::clone(&search.network);
+        let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
+        let report = crate::bench::run_with(network, depth, |i, fen, nodes| {
+            send(&format!("info string bench position {:>2}: {nodes:>10} nodes  {fen}", i + 1));
+        });
+        send(&format!("info string bench: {} nodes {} nps", report.nodes, report.nps));
+    }
+
+    /// `perft <depth>`: the count below each legal move, then the total.
+    fn perft(&mut self, depth: u32) {
+        if !self.ensure_idle("perft") {
+            return;
+        }
+        let rows = crate::board::perft::divide(&self.board, depth);
+        for (m, n) in &rows {
+            send(&format!("info string {m}: {n}"));
+        }
+        send(&format!("info string perft {depth}: {} nodes", rows.iter().map(|(_, n)| n).sum::<u64>()));
+    }
+
+    /// Makes the engine idle for `what`, as Stockfish does: a search with a
+    /// bound (depth, nodes, clock) is waited for, and answers first; one
+    /// that ends only with `stop` or `ponderhit` cannot be waited for, so
+    /// `what` is refused and reported (false).
     fn ensure_idle(&mut self, what: &str) -> bool {
-        if let Some(running) = &self.running
-            && !running.shared.stop.load(Ordering::Relaxed)
-        {
-            error(&format!("'{what}' ignored: a search is running (send 'stop' first)"));
+        if self.running.as_ref().is_some_and(Running::waits_for_word) {
+            error(&format!("'{what}' ignored: an infinite or ponder search is running (send 'stop' first)"));
             return false;
         }
         self.join_search();
@@ -203,6 +295,7 @@ impl Engine {
             Setting::EvalFile(path) => match load_network(&path) {
                 Ok(net) => {
                     send(&format!("info string evaluation: {}", net.summary()));
+                    self.net_hash.clone_from(&net.hash);
                     search.network = net;
                 }
                 Err(e) => error(&format!("EvalFile '{path}': {e}; keeping {}", search.network.summary())),
@@ -231,10 +324,9 @@ impl Engine {
         }
     }
 
+    /// Sets the position of the next `go`; a running search has its own copy
+    /// and goes on undisturbed.
     fn set_position(&mut self, start: Start, moves: &[String]) {
-        if !self.ensure_idle("position") {
-            return;
-        }
         let mut board = match start {
             Start::StartPos => {
                 let mode = if self.options.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
@@ -249,7 +341,15 @@ impl Engine {
             match board.parse_uci_move(text) {
                 Ok(m) => board.push(m),
                 Err(e) => {
-                    return error(&format!("{e} (move {} of the list); position unchanged", i + 1));
+                    // As Stockfish: play on from where the list went wrong.
+                    // The position before it is the one the GUI and the
+                    // engine last agreed on; an older one would have the
+                    // other side to move.
+                    error(&format!(
+                        "{e} (move {} of the list); the position is the one after the {i} moves before it",
+                        i + 1
+                    ));
+                    break;
                 }
             }
             // Moves before an irreversible one can never repeat: drop them so
@@ -262,22 +362,44 @@ impl Engine {
     }
 
     fn go(&mut self, params: GoParams) {
-        if !self.ensure_idle("go") {
-            return;
+        // A `go` during a search is answered after that search's own
+        // `bestmove`: a bounded search is waited for, an unbounded one
+        // stopped (nothing else would end it).
+        if self.running.as_ref().is_some_and(Running::waits_for_word) {
+            send("info string warning: 'go' during an infinite or ponder search: stopping that search first");
+            self.stop_search();
         }
-        for note in &params.clamped {
+        self.join_search();
+        let start = Instant::now();
+        for note in &params.warnings {
             send(&format!("info string warning: {note}"));
         }
-        let start = Instant::now();
+        // What ends the search by itself: a depth, a node budget, a move
+        // time, or the clock of the side to move (the other side's alone
+        // does not).
+        let own_clock = if self.board.turn().is_white() { params.wtime } else { params.btime };
+        let mut depth = params.depth;
+        let mut bounded =
+            depth.is_some() || params.nodes.is_some() || params.movetime.is_some() || own_clock.is_some();
+        if params.ignored && !bounded && !params.infinite {
+            send(&format!("info string warning: no limit understood in 'go'; searching to depth {FALLBACK_DEPTH}"));
+            depth = Some(FALLBACK_DEPTH);
+            bounded = true;
+        }
+        let unbounded = params.infinite || !bounded;
         let mut searchmoves = Vec::new();
         for text in &params.searchmoves {
             match self.board.parse_uci_move(text) {
-                Ok(m) => searchmoves.push(m),
-                Err(e) => return error(&format!("go searchmoves: {e}")),
+                Ok(m) if !searchmoves.contains(&m) => searchmoves.push(m),
+                Ok(_) => {}
+                Err(e) => send(&format!("info string warning: go searchmoves: {e}; dropped")),
             }
         }
+        if searchmoves.is_empty() && !params.searchmoves.is_empty() {
+            send("info string warning: go searchmoves: no legal move given; searching every move");
+        }
         let mut limits = Limits {
-            depth: params.depth,
+            depth,
             nodes: params.nodes,
             mate: params.mate,
             movetime: params.movetime,
@@ -296,6 +418,7 @@ impl Engine {
         let mut search_options = SearchOptions {
             threads: self.options.threads,
             multipv: self.options.multipv,
+            shown_lines: self.options.multipv,
             show_wdl: self.options.show_wdl,
             info: true,
         };
@@ -347,7 +470,7 @@ impl Engine {
                 search
             })
             .expect("spawn search thread");
-        self.running = Some(Running { handle, shared });
+        self.running = Some(Running { handle, shared, unbounded });
     }
 }
 
@@ -366,6 +489,26 @@ fn bestmove_line(board: &Board, best: Option<Move>, ponder: Option<Move>) -> Str
         Some(p) => format!("bestmove {} ponder {}", board.uci(best), after.uci(p)),
         None => format!("bestmove {}", board.uci(best)),
     }
+}
+
+/// The board as eight ranks of piece letters (`.` for an empty square),
+/// White's side at the bottom, with the files and ranks named.
+fn board_diagram(board: &Board) -> Vec<String> {
+    use shakmaty::{File, Rank, Square};
+    let mut lines = vec!["   +-----------------+".to_string()];
+    for rank in Rank::ALL.into_iter().rev() {
+        let mut line = format!(" {} |", rank.char());
+        for file in File::ALL {
+            let piece = board.pos().board().piece_at(Square::from_coords(file, rank));
+            line.push(' ');
+            line.push(piece.map_or('.', |p| p.char()));
+        }
+        line.push_str(" |");
+        lines.push(line);
+    }
+    lines.push("   +-----------------+".to_string());
+    lines.push("     a b c d e f g h".to_string());
+    lines
 }
 
 /// What the engine says after its search thread panicked: the reason, and

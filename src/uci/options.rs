@@ -101,9 +101,12 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
         Text(String),
         None,
     }
+    // `value` with nothing after it: the empty string, which only a string
+    // option can take (`SyzygyPath` and `EvalFile` read it as "none").
+    let given = value.filter(|v| !v.is_empty());
     let value = match spec.kind {
         Kind::Spin { min, max, .. } => {
-            let text = value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
+            let text = given.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
             let v: i64 = text.parse().map_err(|_| format!("option '{}' takes an integer, not '{text}'", spec.name))?;
             if !(min..=max).contains(&v) {
                 return Err(format!("option '{}' value {v} is outside {min}..{max}", spec.name));
@@ -111,7 +114,7 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
             Value::Int(v)
         }
         Kind::Check { .. } => {
-            let text = value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
+            let text = given.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
             match text.to_ascii_lowercase().as_str() {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
@@ -121,9 +124,7 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
             }
         }
         Kind::Button => Value::None,
-        Kind::Text { .. } => {
-            Value::Text(value.ok_or_else(|| format!("option '{}' needs a value", spec.name))?.to_string())
-        }
+        Kind::Text { .. } => Value::Text(value.unwrap_or_default().to_string()),
     };
     Ok(match (spec.name, value) {
         ("Hash", Value::Int(v)) => Setting::Hash(v as usize),
@@ -207,6 +208,10 @@ mod tests {
         assert!(parse_setting("Contempt", Some("1")).unwrap_err().contains("unknown option"));
         assert_eq!(declarations().len(), SPECS.len() + if params::TUNABLE { params::ALL.len() } else { 0 });
         assert_eq!(parse_setting("SyzygyPath", Some("/a:/b")), Ok(Setting::SyzygyPath("/a:/b".into())));
+        assert_eq!(parse_setting("SyzygyPath", Some("")), Ok(Setting::SyzygyPath(String::new())));
+        assert_eq!(parse_setting("EvalFile", None), Ok(Setting::EvalFile(String::new())));
+        assert!(parse_setting("Hash", Some("")).unwrap_err().contains("needs a value"));
+        assert!(parse_setting("Ponder", Some("")).unwrap_err().contains("needs a value"));
         assert!(parse_setting("SyzygyProbeLimit", Some("8")).unwrap_err().contains("outside"));
         assert_eq!(parse_setting("syzygy50moverule", Some("false")), Ok(Setting::Syzygy50MoveRule(false)));
         assert_eq!(parse_setting("uci_limitstrength", Some("true")), Ok(Setting::LimitStrength(true)));

@@ -77,7 +77,8 @@ impl Player for OwnSearch {
         let shared = SharedState::new(1, &limits, time);
         // With several lines the scores of the others come only as `info`
         // lines: asked for then, and read as a GUI would.
-        let options = SearchOptions { threads: 1, multipv: multipv.max(1), show_wdl: false, info: multipv > 1 };
+        let options =
+            SearchOptions { threads: 1, multipv: multipv.max(1), shown_lines: 0, show_wdl: false, info: multipv > 1 };
         let lines = Mutex::new(Report::default());
         let collect = |line: &str| {
             let words: Vec<&str> = line.split_whitespace().collect();
