@@ -95,6 +95,7 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Bench { depth, threads }) => {
             let network = tessera::nnue::embedded::default_network();
+            eprintln!("kernels: {}", tessera::nnue::layers::simd_summary());
             let report = tessera::bench::run_threads(network, depth, threads as usize, |i, fen, nodes| {
                 eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
             });

@@ -116,3 +116,33 @@ fn the_changelog_opens_with_this_version() {
         changelog.lines().find(|l| l.starts_with("## ") && !l.starts_with("## Unreleased")).expect("a version heading");
     assert!(first.starts_with(&format!("## {} ", env!("CARGO_PKG_VERSION"))), "{first}");
 }
+
+/// `TESSERA_SIMD` caps the kernels at run time: every level searches the same
+/// tree (bit-identical kernels), `bench` says which ran, and a value it does
+/// not know is reported and ignored.
+#[test]
+fn every_forced_kernel_level_searches_the_same_tree() {
+    let bench = |simd: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tessera"));
+        command.args(["bench", "5"]);
+        if let Some(level) = simd {
+            command.env("TESSERA_SIMD", level);
+        }
+        let out = command.output().unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let nodes = stdout.lines().last().unwrap().split(' ').next().unwrap().to_string();
+        let kernels = stderr.lines().find_map(|l| l.strip_prefix("kernels: ")).unwrap().to_string();
+        (nodes, kernels)
+    };
+    let (nodes, native) = bench(None);
+    for level in ["scalar", "avx2", "avxvnni", "avx512"] {
+        let (n, kernels) = bench(Some(level));
+        assert_eq!(n, nodes, "{level}: {kernels}");
+        assert!(kernels.contains(&format!("(TESSERA_SIMD={level}")), "{kernels}");
+    }
+    assert!(bench(Some("scalar")).1.starts_with("scalar "));
+    let (n, kernels) = bench(Some("sse9"));
+    assert_eq!(n, nodes);
+    assert!(kernels.starts_with(native.split(' ').next().unwrap()) && kernels.contains("'sse9' is not one of"), "{kernels}");
+}

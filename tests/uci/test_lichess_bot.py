@@ -29,11 +29,14 @@ def test_config_declares_every_engine_option(engine_bin):
     engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
     try:
         declared = set(engine.options)
+        elo = engine.options["UCI_Elo"]
     finally:
         engine.quit()
     configured = set(config["uci_options"])
     assert configured | MANAGED | BUTTONS == declared, f"missing: {declared - configured - MANAGED - BUTTONS}"
     assert "Move Overhead" in configured
+    # The comments tell an operator the ranges: they must be the engine's.
+    assert f"# {elo.min}-{elo.max}, Stockfish's UCI_Elo scale" in CONFIG.read_text()
 
 
 def test_short_game_the_lichess_bot_way(engine_bin):

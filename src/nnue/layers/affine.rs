@@ -251,8 +251,8 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
 #[cfg(tessera_avx2)]
 pub fn avx512_vnni_available() -> bool {
     static AVX512_VNNI: once_cell::sync::Lazy<bool> =
-        once_cell::sync::Lazy::new(|| super::avx512_available() && std::is_x86_feature_detected!("avx512vnni"));
-    *AVX512_VNNI
+        once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avx512vnni"));
+    super::avx512_available() && *AVX512_VNNI
 }
 
 /// Widest input the VNNI sparse kernel takes, in groups of 4 inputs.
@@ -282,7 +282,7 @@ static SET_BITS: [[u16; 8]; 256] = {
 #[cfg(tessera_avx2)]
 pub fn vnni_available() -> bool {
     static VNNI: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avxvnni"));
-    *VNNI
+    *VNNI && super::avx2_available() && super::CAP.0 >= super::SimdLevel::AvxVnni
 }
 
 /// The first hidden layer: the sparse AVX2 kernel where it applies

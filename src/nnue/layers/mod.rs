@@ -1,15 +1,68 @@
 //! Integer kernels of the network. Each has a scalar version and SIMD twins
 //! giving bit-identical results (AVX2; AVX-VNNI and AVX-512 for the first
 //! hidden layer and the accumulator), the widest one the CPU has in use.
+//!
+//! `TESSERA_SIMD=scalar|avx2|avxvnni|avx512`, read once at start-up, caps the
+//! kernels at that level, so that a machine with AVX-512 can measure the
+//! path of one without it (the default: the widest the CPU has).
 
 pub mod affine;
 pub mod clipped_relu;
+
+use once_cell::sync::Lazy;
+
+/// The kernel families, narrowest first: each level may use every kernel of
+/// the levels below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SimdLevel {
+    Scalar,
+    Avx2,
+    /// 256-bit VNNI (`vpdpbusd` on AVX2 registers) for the first hidden layer.
+    AvxVnni,
+    /// AVX-512 F and BW for the accumulator, with VNNI for the first hidden layer.
+    Avx512,
+}
+
+impl SimdLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Scalar => "scalar",
+            SimdLevel::Avx2 => "avx2",
+            SimdLevel::AvxVnni => "avxvnni",
+            SimdLevel::Avx512 => "avx512",
+        }
+    }
+
+    fn parse(text: &str) -> Option<SimdLevel> {
+        [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::AvxVnni, SimdLevel::Avx512]
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// The cap `TESSERA_SIMD` sets (none: no cap), and what to tell the user
+/// about it (an unknown value is ignored, and said so).
+static CAP: Lazy<(SimdLevel, Option<String>)> = Lazy::new(|| match std::env::var("TESSERA_SIMD") {
+    Err(_) => (SimdLevel::Avx512, None),
+    Ok(text) => match SimdLevel::parse(&text) {
+        Some(level) => (level, None),
+        None => (
+            SimdLevel::Avx512,
+            Some(format!("TESSERA_SIMD='{text}' is not one of scalar, avx2, avxvnni, avx512; ignored")),
+        ),
+    },
+});
+
+fn allowed(level: SimdLevel) -> bool {
+    CAP.0 >= level
+}
 
 /// Whether the AVX2 kernels may be used on this CPU.
 pub fn avx2_available() -> bool {
     #[cfg(tessera_avx2)]
     {
-        std::is_x86_feature_detected!("avx2")
+        static AVX2: Lazy<bool> = Lazy::new(|| std::is_x86_feature_detected!("avx2"));
+        *AVX2 && allowed(SimdLevel::Avx2)
     }
     #[cfg(not(tessera_avx2))]
     {
@@ -20,8 +73,66 @@ pub fn avx2_available() -> bool {
 /// Whether the AVX-512 kernels (F and BW) may be used on this CPU (checked once).
 #[cfg(tessera_avx2)]
 pub fn avx512_available() -> bool {
-    static AVX512: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    static AVX512: Lazy<bool> = Lazy::new(|| {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
     });
-    *AVX512
+    *AVX512 && allowed(SimdLevel::Avx512)
+}
+
+/// The widest kernels in use, in words (`avx2`, `avx512 (vnni)`, …), with
+/// what `TESSERA_SIMD` did: for the start-up line and `bench`.
+pub fn simd_summary() -> String {
+    let widest = widest_in_use();
+    let mut text = widest.name().to_string();
+    #[cfg(tessera_avx2)]
+    if widest == SimdLevel::Avx512 && affine::avx512_vnni_available() {
+        text.push_str(" (vnni)");
+    }
+    if let Ok(value) = std::env::var("TESSERA_SIMD")
+        && CAP.1.is_none()
+    {
+        text.push_str(&format!(" (TESSERA_SIMD={value}"));
+        if SimdLevel::parse(&value).is_some_and(|cap| cap > widest) {
+            text.push_str(&format!("; this CPU or build has no {}", value.trim().to_ascii_lowercase()));
+        }
+        text.push(')');
+    }
+    if let Some(note) = &CAP.1 {
+        text.push_str(&format!(" ({note})"));
+    }
+    text
+}
+
+/// The widest level some kernel uses on this CPU, under the cap.
+pub fn widest_in_use() -> SimdLevel {
+    #[cfg(tessera_avx2)]
+    {
+        if avx512_available() {
+            return SimdLevel::Avx512;
+        }
+        if affine::vnni_available() {
+            return SimdLevel::AvxVnni;
+        }
+    }
+    if avx2_available() { SimdLevel::Avx2 } else { SimdLevel::Scalar }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_by_name_and_order_by_width() {
+        assert_eq!(SimdLevel::parse("AVX2"), Some(SimdLevel::Avx2));
+        assert_eq!(SimdLevel::parse(" scalar "), Some(SimdLevel::Scalar));
+        assert_eq!(SimdLevel::parse("avx512"), Some(SimdLevel::Avx512));
+        assert_eq!(SimdLevel::parse("sse2"), None);
+        assert!(SimdLevel::Scalar < SimdLevel::Avx2 && SimdLevel::AvxVnni < SimdLevel::Avx512);
+        // Without a cap, the widest level in use is one the CPU reports.
+        if std::env::var("TESSERA_SIMD").is_err() {
+            assert_eq!(widest_in_use() >= SimdLevel::Avx2, avx2_available());
+        }
+    }
 }
