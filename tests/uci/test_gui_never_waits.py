@@ -252,3 +252,14 @@ def test_any_session_then_go_gets_a_bestmove_and_readyok(engine_bin, lines, fina
     finally:
         code = session.close()
     assert code == 0
+
+
+def test_command_line_eval_takes_startpos_and_help_names_the_uci_loop(engine_bin):
+    import subprocess
+
+    out = subprocess.run([engine_bin, "eval", "startpos"], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0 and "side to move: white" in out.stdout, out
+    same = subprocess.run([engine_bin, "eval", START], capture_output=True, text=True, timeout=20)
+    assert same.stdout == out.stdout
+    help_text = subprocess.run([engine_bin, "--help"], capture_output=True, text=True, timeout=20).stdout
+    assert "Without a command, the UCI protocol is read from standard input" in help_text
