@@ -1,18 +1,19 @@
-//! Training data for Tessera: the 32-byte binary record, the text
-//! interchange format, and files of either that survive a kill.
+//! Making Tessera's training data: self-play, labelling by UCI engines, PGN
+//! and FEN sampling, books. The formats themselves (record, text line,
+//! record files, filter) live in `tessera-data`, re-exported here under
+//! their old paths.
 
 pub mod agreement;
 pub mod book;
 pub mod dfrc;
 pub mod fenlist;
-pub mod filter;
 pub mod interrupt;
 pub mod label;
 pub mod pgn;
 pub mod pipeline;
 pub mod player;
-pub mod record;
 pub mod selfplay;
 pub mod stats;
-pub mod store;
 pub mod uci;
+
+pub use tessera_data::{filter, record, store, text};

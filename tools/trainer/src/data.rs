@@ -13,10 +13,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position};
-use tessera_datagen::filter::{Dropped, Filter};
+use tessera_data::filter::{Dropped, Filter};
 
 use crate::packed::PackedPosition;
 
@@ -177,32 +176,19 @@ pub struct LoadReport {
 fn read_all_lines(path: &Path, limit: usize) -> Result<Vec<String>, DataError> {
     let io = |e| DataError::Io(path.to_path_buf(), e);
     let mut text = String::new();
-    tessera_datagen::store::open_text(path).map_err(io)?.read_to_string(&mut text).map_err(io)?;
+    tessera_data::store::open_text(path).map_err(io)?.read_to_string(&mut text).map_err(io)?;
     Ok(text.lines().filter(|l| !l.trim().is_empty()).take(limit).map(str::to_string).collect())
 }
 
 fn parse_position(fen: &str) -> Result<Chess, String> {
-    let fen: Fen = fen.trim().parse().map_err(|e| format!("bad FEN: {e}"))?;
-    fen.into_position(CastlingMode::Chess960).map_err(|e| format!("illegal position: {e}"))
+    tessera_data::text::parse_fen(fen, CastlingMode::Chess960)
 }
 
-/// Parses one eval line into a sample from the side to move's view.
+/// Parses one eval line (`tessera_data::text`, Chess960 castling accepted)
+/// into a sample from the side to move's view.
 pub fn parse_eval_line(line: &str) -> Result<EvalSample, String> {
-    let fields: Vec<&str> = line.split('|').collect();
-    let [fen, score, result] = fields[..] else {
-        return Err(format!("expected 3 fields separated by '|', found {}", fields.len()));
-    };
-    let pos = parse_position(fen)?;
-    let score: f32 = score.trim().parse().map_err(|_| format!("bad score '{}'", score.trim()))?;
-    if !score.is_finite() {
-        return Err(format!("bad score '{}'", score));
-    }
-    let result: f32 = match result.trim() {
-        "1" | "1.0" => 1.0,
-        "0.5" => 0.5,
-        "0" | "0.0" => 0.0,
-        other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
-    };
+    let tessera_data::text::TextLine { pos, score, result } =
+        tessera_data::text::parse_line(line, CastlingMode::Chess960)?;
     let white = pos.turn() == Color::White;
     Ok(EvalSample::new(&pos, if white { score } else { -score }, if white { result } else { 1.0 - result }))
 }
@@ -253,13 +239,13 @@ fn read_paths(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Sample
     let mut eval = Vec::new();
     let mut pqr = Vec::new();
     for path in paths {
-        if tessera_datagen::store::is_binary(path) {
+        if tessera_data::store::is_binary(path) {
             if method != Method::Eval {
                 return Err(DataError::Empty(format!("{}: binary records hold eval data, not PQR", path.display())));
             }
             let room = limit - report.lines.min(limit);
             let mut taken = 0;
-            let read = tessera_datagen::store::read_records(path, |r| {
+            let read = tessera_data::store::read_records(path, |r| {
                 if taken < room {
                     taken += 1;
                     eval.push(sample_of_record(&r));
@@ -305,7 +291,7 @@ fn read_paths(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Sample
 }
 
 /// A binary record (white's view) as a sample from the side to move's view.
-fn sample_of_record(r: &tessera_datagen::record::Record) -> EvalSample {
+fn sample_of_record(r: &tessera_data::record::Record) -> EvalSample {
     let result = r.result as f32 / 2.0;
     if r.pos.turn() == Color::White {
         EvalSample::new(&r.pos, r.score as f32, result)
@@ -378,6 +364,7 @@ pub fn fit_sigmoid_scale(samples: &[EvalSample]) -> f64 {
 mod tests {
     use super::*;
     use shakmaty::EnPassantMode;
+    use shakmaty::fen::Fen;
 
     #[test]
     fn eval_lines_are_turned_to_the_side_to_move() {
@@ -425,9 +412,9 @@ mod tests {
         }
         // The datagen tool's binary records give the same samples.
         let binary = dir.join("a.bin");
-        let mut writer = tessera_datagen::store::RecordWriter::append(&binary).unwrap();
+        let mut writer = tessera_data::store::RecordWriter::append(&binary).unwrap();
         for line in text.lines().filter(|l| l.contains('|')) {
-            writer.write(&tessera_datagen::record::Record::from_text(line).unwrap()).unwrap();
+            writer.write(&tessera_data::record::Record::from_text(line).unwrap()).unwrap();
         }
         writer.sync().unwrap();
         let (from_binary, _) = load(std::slice::from_ref(&binary), Method::Eval, usize::MAX).unwrap();

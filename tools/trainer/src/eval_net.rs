@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use tessera::nnue::network::Network;
-use tessera_datagen::filter::Filter;
+use tessera_data::filter::Filter;
 
 use crate::data::{Method, Samples};
 use crate::loss::{CP_PER_UNIT, Objective};

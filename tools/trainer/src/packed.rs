@@ -9,7 +9,7 @@
 //! saturates at 255, and a fullmove number beyond 255 comes back as 1).
 
 use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position, Setup, Square};
-use tessera_datagen::record::{PACKED_BOARD_SIZE, pack_board, unpack_board};
+use tessera_data::record::{PACKED_BOARD_SIZE, pack_board, unpack_board};
 
 /// No castling rook in that slot, no en passant square.
 const NONE: u8 = 0xff;

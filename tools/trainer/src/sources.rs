@@ -28,7 +28,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use tessera_datagen::filter::{Filter, FilterCounts};
+use tessera_data::filter::{Filter, FilterCounts};
 
 use crate::data::{self, DataError, Method, Samples, key};
 

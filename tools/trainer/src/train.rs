@@ -21,7 +21,7 @@ use crate::optim::{Adam, AdamConfig, Schedule, warmup_factor};
 use crate::sources::{self, ReadSettings};
 use crate::teacher;
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
-use tessera_datagen::filter::Filter;
+use tessera_data::filter::Filter;
 
 type Error = Box<dyn std::error::Error>;
 

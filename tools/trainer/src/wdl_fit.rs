@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use rayon::prelude::*;
 use shakmaty::Position;
 use tessera::search::wdl::{WdlModel, material};
-use tessera_datagen::store::read_records;
+use tessera_data::store::read_records;
 
 use crate::plot;
 

@@ -164,22 +164,17 @@ impl Record {
         format!("{} | {} | {result}", Fen::from_position(&self.pos, EnPassantMode::Legal), self.score)
     }
 
-    /// Parses a text line (scores beyond the i16 range are refused).
+    /// Parses a text line ([`crate::text`]; standard castling rights, which
+    /// is what the record stores; scores must be integers within the i16
+    /// range).
     pub fn from_text(line: &str) -> Result<Record, String> {
-        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [fen, score, result] = fields[..] else {
-            return Err(format!("expected 3 fields separated by '|', found {}", fields.len()));
-        };
-        let fen: Fen = fen.parse().map_err(|e| format!("bad FEN: {e}"))?;
-        let pos: Chess = fen.into_position(CastlingMode::Standard).map_err(|e| format!("illegal position: {e}"))?;
-        let score: i16 = score.parse().map_err(|_| format!("bad score '{score}' (an integer within ±32767)"))?;
-        let result = match result {
-            "0" | "0.0" => 0,
-            "0.5" => 1,
-            "1" | "1.0" => 2,
-            other => return Err(format!("bad result '{other}' (1.0, 0.5 or 0.0)")),
-        };
-        Ok(Record { pos, score, result })
+        let line = crate::text::parse_line(line, CastlingMode::Standard)?;
+        let score = line.score;
+        if score.fract() != 0.0 || !(f32::from(i16::MIN)..=f32::from(i16::MAX)).contains(&score) {
+            return Err(format!("bad score '{score}' (an integer within ±32767)"));
+        }
+        let result = (line.result * 2.0) as u8;
+        Ok(Record { pos: line.pos, score: score as i16, result })
     }
 }
 
