@@ -609,3 +609,14 @@ def test_the_net_build_cache_key_follows_every_engine_file(tmp_path):
     assert committed not in (first, uncommitted)
     (tmp_path / "src" / "main.rs").write_text("fn main() { println!(); }\n")
     assert key() != committed
+
+
+def test_bench_vs_stockfish_refuses_bad_input():
+    script = str(T / "bench_vs_stockfish.sh")
+    missing = run([script, "/nonexistent/tessera"])
+    assert missing.returncode == 1 and "not built" in missing.stderr
+    engine = ROOT / "target" / "release" / "tessera"
+    if not engine.exists() or not (shutil.which("stockfish") or os.path.exists("/usr/games/stockfish")):
+        pytest.skip("needs the release build and stockfish")
+    bad = run([script, str(engine)], env_extra={"RUNS": "many", "STOCKFISH": shutil.which("stockfish") or "/usr/games/stockfish"})
+    assert bad.returncode == 1 and "RUNS must be a positive number" in bad.stderr
