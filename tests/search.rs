@@ -144,5 +144,8 @@ fn every_forced_kernel_level_searches_the_same_tree() {
     assert!(bench(Some("scalar")).1.starts_with("scalar "));
     let (n, kernels) = bench(Some("sse9"));
     assert_eq!(n, nodes);
-    assert!(kernels.starts_with(native.split(' ').next().unwrap()) && kernels.contains("'sse9' is not one of"), "{kernels}");
+    assert!(
+        kernels.starts_with(native.split(' ').next().unwrap()) && kernels.contains("'sse9' is not one of"),
+        "{kernels}"
+    );
 }

@@ -40,8 +40,14 @@ pub enum Command {
     UciNewGame,
     Debug,
     Register,
-    SetOption { name: String, value: Option<String> },
-    Position { start: Start, moves: Vec<String> },
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    Position {
+        start: Start,
+        moves: Vec<String>,
+    },
     Go(GoParams),
     Stop,
     PonderHit,
@@ -52,9 +58,13 @@ pub enum Command {
     /// The static evaluation of the current position.
     Eval,
     /// The benchmark (`bench [depth]`), as `tessera bench` runs it.
-    Bench { depth: Option<i32> },
+    Bench {
+        depth: Option<i32>,
+    },
     /// Leaf counts below each legal move (`perft <depth>`).
-    Perft { depth: u32 },
+    Perft {
+        depth: u32,
+    },
 }
 
 const GO_KEYWORDS: &[&str] = &[

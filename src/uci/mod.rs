@@ -82,8 +82,7 @@ impl Running {
     /// Whether the search ends only when told (`go infinite`, or `go
     /// ponder` before `ponderhit`): waiting for it would wait forever.
     fn waits_for_word(&self) -> bool {
-        !self.shared.stop.load(Ordering::Relaxed)
-            && (self.unbounded || self.shared.pondering.load(Ordering::Relaxed))
+        !self.shared.stop.load(Ordering::Relaxed) && (self.unbounded || self.shared.pondering.load(Ordering::Relaxed))
     }
 }
 
@@ -380,8 +379,7 @@ impl Engine {
         // does not).
         let own_clock = if self.board.turn().is_white() { params.wtime } else { params.btime };
         let mut depth = params.depth;
-        let mut bounded =
-            depth.is_some() || params.nodes.is_some() || params.movetime.is_some() || own_clock.is_some();
+        let mut bounded = depth.is_some() || params.nodes.is_some() || params.movetime.is_some() || own_clock.is_some();
         if params.ignored && !bounded && !params.infinite {
             send(&format!("info string warning: no limit understood in 'go'; searching to depth {FALLBACK_DEPTH}"));
             depth = Some(FALLBACK_DEPTH);
