@@ -5,7 +5,7 @@ use shakmaty::{Chess, Color, Position};
 
 use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
-use super::layers::affine::{affine, affine_sparse, interleave_for_sparse};
+use super::layers::affine::{affine, affine_sparse, interleave_for_sparse, pairs_fit_in_16_bits};
 use super::layers::avx2_available;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32, pairwise_i16};
 use crate::features::{FeatureSet, Perspective};
@@ -190,6 +190,14 @@ fn interleave_buckets(weights: &[i8], shape: Shape) -> Option<Vec<i8>> {
     Some(out)
 }
 
+/// Whether the fused AVX2 first layer is exact for every bucket: inputs are
+/// at most 126 for a pairwise net (`(127 · 127) >> 7`), 127 otherwise.
+fn fused_exact(weights: &[i8], shape: Shape) -> bool {
+    let per_bucket = shape.hidden * shape.l1_inputs();
+    let max_input = if shape.pairwise { 126 } else { 127 };
+    weights.chunks_exact(per_bucket).all(|b| pairs_fit_in_16_bits(b, shape.l1_inputs(), shape.hidden, max_input))
+}
+
 /// Why a net could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NetError {
@@ -222,6 +230,9 @@ pub struct Network {
     /// The first hidden layer's weights in the sparse kernel's layout, bucket
     /// after bucket.
     hidden_sparse: Option<Vec<i8>>,
+    /// Whether every bucket's first hidden layer admits the fused AVX2
+    /// kernel exactly (`pairs_fit_in_16_bits`).
+    hidden_fused: bool,
     avx2: bool,
 }
 
@@ -254,6 +265,7 @@ impl Network {
             description: file.description,
             hash: NetFile::content_hash(bytes),
             hidden_sparse: interleave_buckets(&file.tensors.hidden_weights, file.shape),
+            hidden_fused: fused_exact(&file.tensors.hidden_weights, file.shape),
             tensors: file.tensors,
             avx2: avx2_available(),
         })
@@ -364,7 +376,15 @@ impl Network {
         let mut input = [0u8; L1];
         self.activate(&ours[..M], &theirs[..M], &mut input);
         let mut sums = [0i32; H];
-        affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(
+            &input,
+            stack.hidden_weights,
+            stack.hidden_sparse,
+            self.hidden_fused,
+            stack.hidden_bias,
+            &mut sums,
+            self.avx2,
+        );
         let mut hidden = [0u8; H];
         crelu_i32(&sums, &mut hidden);
         if H2 == 0 {
@@ -383,7 +403,15 @@ impl Network {
         let mut input = vec![0u8; self.shape.l1_inputs()];
         self.activate(ours, theirs, &mut input);
         let mut sums = vec![0i32; self.shape.hidden];
-        affine_sparse(&input, stack.hidden_weights, stack.hidden_sparse, stack.hidden_bias, &mut sums, self.avx2);
+        affine_sparse(
+            &input,
+            stack.hidden_weights,
+            stack.hidden_sparse,
+            self.hidden_fused,
+            stack.hidden_bias,
+            &mut sums,
+            self.avx2,
+        );
         let mut hidden = vec![0u8; self.shape.hidden];
         crelu_i32(&sums, &mut hidden);
         if self.shape.hidden2 > 0 {

@@ -63,6 +63,33 @@ pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> O
     Some(out)
 }
 
+/// Whether two groups' `maddubs` lanes (the sum of 2 inputs times 2
+/// weights) can be added in 16 bits without overflow for these weights
+/// (row per output) and inputs of at most `max_input`: for every output and
+/// lane, the two largest `|w_a| + |w_b|` over the groups, times the largest
+/// input, stay within `i16::MAX`. Then [`affine_sparse_avx2_fused`] is exact.
+pub fn pairs_fit_in_16_bits(weights: &[i8], inputs: usize, outputs: usize, max_input: i32) -> bool {
+    if !inputs.is_multiple_of(4) || weights.len() != inputs * outputs {
+        return false;
+    }
+    (0..outputs).all(|o| {
+        (0..2).all(|lane| {
+            let (mut first, mut second) = (0i32, 0i32);
+            for k in 0..inputs / 4 {
+                let at = o * inputs + 4 * k + 2 * lane;
+                let s = i32::from(weights[at]).abs() + i32::from(weights[at + 1]).abs();
+                if s > first {
+                    second = first;
+                    first = s;
+                } else if s > second {
+                    second = s;
+                }
+            }
+            max_input * (first + second) <= i32::from(i16::MAX)
+        })
+    })
+}
+
 /// The dense layer for inputs that are mostly zero (clipped activations of
 /// the feature transformer): only the groups of 4 inputs with a non-zero
 /// byte are visited; each adds its 4 inputs times the matching weights of
@@ -247,6 +274,72 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
     }
 }
 
+/// [`affine_sparse_avx2`] taking the non-zero groups two at a time, as
+/// Stockfish does without VNNI: the two groups' `maddubs` products are added
+/// in 16 bits and widened by one `madd`, one `madd` for two groups instead of
+/// one each. Exact only where [`pairs_fit_in_16_bits`] holds for the weights.
+///
+/// # Safety
+/// As for [`affine_sparse_avx2`].
+#[cfg(tessera_avx2)]
+#[target_feature(enable = "avx2")]
+unsafe fn affine_sparse_avx2_fused<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+    use std::arch::x86_64::*;
+    let outputs = 8 * G;
+    let ones = _mm256_set1_epi16(1);
+    let zero = _mm256_setzero_si256();
+    let mut sums = [zero; G];
+    // SAFETY (both closures' callers): k < input.len() / 4, so the 4 bytes at
+    // 4k are in `input` and the outputs·4 weights at k·outputs·4 are in
+    // `interleaved` (the caller's contract); unaligned loads.
+    let group = |k: usize| unsafe {
+        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
+        (_mm256_set1_epi32(word), interleaved.as_ptr().add(k * outputs * 4))
+    };
+    let mut waiting: Option<usize> = None;
+    for block in 0..input.len() / 32 {
+        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); unaligned load.
+        let bytes = unsafe { _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i) };
+        let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as u32;
+        let mut nonzero = !zero_words & 0xff;
+        while nonzero != 0 {
+            let k = block * 8 + nonzero.trailing_zeros() as usize;
+            nonzero &= nonzero - 1;
+            let Some(j) = waiting.take() else {
+                waiting = Some(k);
+                continue;
+            };
+            let ((x1, w1), (x2, w2)) = (group(j), group(k));
+            for (g, sum) in sums.iter_mut().enumerate() {
+                // SAFETY: g·32 + 32 ≤ outputs·4 weights of each group; unaligned loads.
+                let (a, b) = unsafe {
+                    (
+                        _mm256_loadu_si256(w1.add(g * 32) as *const __m256i),
+                        _mm256_loadu_si256(w2.add(g * 32) as *const __m256i),
+                    )
+                };
+                let pairs = _mm256_add_epi16(_mm256_maddubs_epi16(x1, a), _mm256_maddubs_epi16(x2, b));
+                *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
+            }
+        }
+    }
+    if let Some(j) = waiting {
+        let (x, w) = group(j);
+        for (g, sum) in sums.iter_mut().enumerate() {
+            // SAFETY: as above.
+            let a = unsafe { _mm256_loadu_si256(w.add(g * 32) as *const __m256i) };
+            *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, a), ones));
+        }
+    }
+    for (g, sum) in sums.iter().enumerate() {
+        // SAFETY: bias and out hold 8·G values; unaligned load and store.
+        unsafe {
+            let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
+            _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, _mm256_add_epi32(*sum, b));
+        }
+    }
+}
+
 /// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
 #[cfg(tessera_avx2)]
 pub fn avx512_vnni_available() -> bool {
@@ -286,11 +379,14 @@ pub fn vnni_available() -> bool {
 }
 
 /// The first hidden layer: the sparse AVX2 kernel where it applies
-/// (`interleaved` from [`interleave_for_sparse`]), else [`affine`].
+/// (`interleaved` from [`interleave_for_sparse`]), else [`affine`]. `fused`
+/// says that [`pairs_fit_in_16_bits`] holds for `weights` (the AVX2 kernel
+/// without VNNI then takes two groups a time).
 pub fn affine_sparse(
     input: &[u8],
     weights: &[i8],
     interleaved: Option<&[i8]>,
+    fused: bool,
     bias: &[i32],
     out: &mut [i32],
     avx2: bool,
@@ -323,6 +419,15 @@ pub fn affine_sparse(
                     _ => {}
                 }
             }
+            if fused {
+                match out.len() {
+                    8 => return affine_sparse_avx2_fused::<1>(input, interleaved, bias, out),
+                    16 => return affine_sparse_avx2_fused::<2>(input, interleaved, bias, out),
+                    32 => return affine_sparse_avx2_fused::<4>(input, interleaved, bias, out),
+                    64 => return affine_sparse_avx2_fused::<8>(input, interleaved, bias, out),
+                    _ => {}
+                }
+            }
             match out.len() {
                 8 => return affine_sparse_avx2::<1>(input, interleaved, bias, out),
                 16 => return affine_sparse_avx2::<2>(input, interleaved, bias, out),
@@ -332,7 +437,7 @@ pub fn affine_sparse(
             }
         }
     }
-    let _ = interleaved;
+    let _ = (interleaved, fused);
     affine(input, weights, bias, out, avx2);
 }
 
@@ -420,7 +525,7 @@ mod tests {
                     }
                     assert_eq!(a, d, "AVX-512: n = {n}, outputs = {outs}, {zero_share}% zero");
                 }
-                affine_sparse(&input, &weights, Some(&interleaved), &bias, &mut c, true);
+                affine_sparse(&input, &weights, Some(&interleaved), false, &bias, &mut c, true);
                 assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
             }
         }
@@ -428,7 +533,49 @@ mod tests {
         let interleaved = interleave_for_sparse(&weights, 64, 8).unwrap();
         let (mut a, mut b) = (vec![0; 8], vec![0; 8]);
         affine_scalar(&input, &weights, &bias, &mut a);
-        affine_sparse(&input, &weights, Some(&interleaved), &bias, &mut b, true);
+        affine_sparse(&input, &weights, Some(&interleaved), false, &bias, &mut b, true);
         assert_eq!(a, b, "the most negative weights");
+        assert!(!pairs_fit_in_16_bits(&weights, 64, 8, 127), "-128 everywhere overflows two groups");
+    }
+
+    #[test]
+    fn fused_avx2_matches_scalar_where_the_weights_allow() {
+        if !super::super::avx2_available() {
+            eprintln!("skipping: no AVX2 on this CPU");
+            return;
+        }
+        let mut rng = 7u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) as u32
+        };
+        for (n, outs) in [(512, 32), (64, 8), (512, 16), (1024, 64), (32, 32)] {
+            for zero_share in [0, 50, 95, 100] {
+                let input: Vec<u8> =
+                    (0..n).map(|_| if next() % 100 < zero_share { 0 } else { (next() % 128) as u8 }).collect();
+                // Weights in -64..=63: |w_a| + |w_b| <= 128, two groups at most 127 * 256.
+                let weights: Vec<i8> = (0..n * outs).map(|_| (next() % 128) as i8 - 64).collect();
+                assert!(pairs_fit_in_16_bits(&weights, n, outs, 127));
+                let bias: Vec<i32> = (0..outs).map(|_| next() as i32 % 100_000).collect();
+                let interleaved = interleave_for_sparse(&weights, n, outs).unwrap();
+                let (mut a, mut b) = (vec![0; outs], vec![0; outs]);
+                affine_scalar(&input, &weights, &bias, &mut a);
+                // SAFETY: AVX2 checked above; sizes as the kernel requires.
+                unsafe {
+                    match outs {
+                        8 => affine_sparse_avx2_fused::<1>(&input, &interleaved, &bias, &mut b),
+                        16 => affine_sparse_avx2_fused::<2>(&input, &interleaved, &bias, &mut b),
+                        32 => affine_sparse_avx2_fused::<4>(&input, &interleaved, &bias, &mut b),
+                        _ => affine_sparse_avx2_fused::<8>(&input, &interleaved, &bias, &mut b),
+                    }
+                }
+                assert_eq!(a, b, "fused AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
+            }
+        }
+        // The bound, at inputs of at most 126: two groups of |w_a| + |w_b| = 128 pass
+        // (126 * 256 = 32,256); of 131 they do not (126 * 262 = 33,012).
+        let w = |a: i8, b: i8| [a, b, 0, 0].repeat(2);
+        assert!(pairs_fit_in_16_bits(&w(127, 1), 8, 1, 126));
+        assert!(!pairs_fit_in_16_bits(&w(127, 4), 8, 1, 126));
     }
 }
