@@ -376,15 +376,7 @@ impl Network {
         let mut input = [0u8; L1];
         self.activate(&ours[..M], &theirs[..M], &mut input);
         let mut sums = [0i32; H];
-        affine_sparse(
-            &input,
-            stack.hidden_weights,
-            stack.hidden_sparse,
-            self.hidden_fused,
-            stack.hidden_bias,
-            &mut sums,
-            self.avx2,
-        );
+        self.first_layer(&stack, &input, &mut sums);
         let mut hidden = [0u8; H];
         crelu_i32(&sums, &mut hidden);
         if H2 == 0 {
@@ -403,15 +395,7 @@ impl Network {
         let mut input = vec![0u8; self.shape.l1_inputs()];
         self.activate(ours, theirs, &mut input);
         let mut sums = vec![0i32; self.shape.hidden];
-        affine_sparse(
-            &input,
-            stack.hidden_weights,
-            stack.hidden_sparse,
-            self.hidden_fused,
-            stack.hidden_bias,
-            &mut sums,
-            self.avx2,
-        );
+        self.first_layer(&stack, &input, &mut sums);
         let mut hidden = vec![0u8; self.shape.hidden];
         crelu_i32(&sums, &mut hidden);
         if self.shape.hidden2 > 0 {
@@ -424,6 +408,20 @@ impl Network {
     }
 
     /// The output neuron, scaled to centipawns.
+    /// The first hidden layer of a bucket: `sums = bias + weights · input`,
+    /// on the sparse kernel where it applies.
+    fn first_layer(&self, stack: &Stack<'_>, input: &[u8], sums: &mut [i32]) {
+        affine_sparse(
+            input,
+            stack.hidden_weights,
+            stack.hidden_sparse,
+            self.hidden_fused,
+            stack.hidden_bias,
+            sums,
+            self.avx2,
+        );
+    }
+
     fn output(&self, stack: &Stack<'_>, hidden: &[u8]) -> i32 {
         let out = stack.output_bias
             + hidden.iter().zip(stack.output_weights).map(|(&h, &w)| h as i32 * w as i32).sum::<i32>();

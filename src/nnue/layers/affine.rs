@@ -67,7 +67,8 @@ pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> O
 /// weights) can be added in 16 bits without overflow for these weights
 /// (row per output) and inputs of at most `max_input`: for every output and
 /// lane, the two largest `|w_a| + |w_b|` over the groups, times the largest
-/// input, stay within `i16::MAX`. Then [`affine_sparse_avx2_fused`] is exact.
+/// input, stay within `i16::MAX`. Then [`affine_sparse_avx2`] with `PAIRED`
+/// is exact.
 pub fn pairs_fit_in_16_bits(weights: &[i8], inputs: usize, outputs: usize, max_input: i32) -> bool {
     if !inputs.is_multiple_of(4) || weights.len() != inputs * outputs {
         return false;
@@ -97,18 +98,47 @@ pub fn pairs_fit_in_16_bits(weights: &[i8], inputs: usize, outputs: usize, max_i
 /// horizontal sum at the end. Integer sums are exact, so the result equals
 /// [`affine_scalar`]'s on the original weights bit for bit.
 ///
+/// With `PAIRED`, the non-zero groups are taken two at a time, as Stockfish
+/// does without VNNI: their `maddubs` products are added in 16 bits and
+/// widened by one `madd` for both. That is exact only where
+/// [`pairs_fit_in_16_bits`] holds for the weights.
+///
 /// # Safety
 /// The CPU must support AVX2; `input.len()` is a multiple of 32;
 /// `interleaved` is [`interleave_for_sparse`]'s output for `input.len()`
 /// inputs and `8·G` outputs; `bias` and `out` hold `8·G` values.
 #[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
-unsafe fn affine_sparse_avx2<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+unsafe fn affine_sparse_avx2<const G: usize, const PAIRED: bool>(
+    input: &[u8],
+    interleaved: &[i8],
+    bias: &[i32],
+    out: &mut [i32],
+) {
     use std::arch::x86_64::*;
     let outputs = 8 * G;
     let ones = _mm256_set1_epi16(1);
     let zero = _mm256_setzero_si256();
     let mut sums = [zero; G];
+    // Group k's 4 inputs in every lane, and its weights. SAFETY (for every
+    // call below): k < input.len() / 4, so the 4 bytes at 4k are in `input`
+    // and the outputs·4 weights at k·outputs·4 are in `interleaved` (the
+    // caller's contract); unaligned load.
+    let group = |k: usize| unsafe {
+        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
+        (_mm256_set1_epi32(word), interleaved.as_ptr().add(k * outputs * 4))
+    };
+    // SAFETY (for every call below): g·32 + 32 ≤ the outputs·4 weights of a
+    // group; unaligned load.
+    let load = |w: *const i8, g: usize| unsafe { _mm256_loadu_si256(w.add(g * 32) as *const __m256i) };
+    let add_one = |sums: &mut [__m256i; G], k: usize| {
+        let (x, w) = group(k);
+        for (g, sum) in sums.iter_mut().enumerate() {
+            *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, load(w, g)), ones));
+        }
+    };
+    // With `PAIRED`, a non-zero group waiting for its partner.
+    let mut waiting: Option<usize> = None;
     for block in 0..input.len() / 32 {
         // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); unaligned load.
         let bytes = unsafe { _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i) };
@@ -117,19 +147,24 @@ unsafe fn affine_sparse_avx2<const G: usize>(input: &[u8], interleaved: &[i8], b
         while nonzero != 0 {
             let k = block * 8 + nonzero.trailing_zeros() as usize;
             nonzero &= nonzero - 1;
-            // SAFETY: k < input.len() / 4, so the 4 bytes at 4k are in `input`
-            // and the outputs·4 weights at k·outputs·4 are in `interleaved`
-            // (the caller's contract); unaligned loads.
-            unsafe {
-                let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
-                let x = _mm256_set1_epi32(word);
-                let weights = interleaved.as_ptr().add(k * outputs * 4);
-                for (g, sum) in sums.iter_mut().enumerate() {
-                    let w = _mm256_loadu_si256(weights.add(g * 32) as *const __m256i);
-                    *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones));
-                }
+            if !PAIRED {
+                add_one(&mut sums, k);
+                continue;
+            }
+            let Some(j) = waiting.take() else {
+                waiting = Some(k);
+                continue;
+            };
+            let ((x1, w1), (x2, w2)) = (group(j), group(k));
+            for (g, sum) in sums.iter_mut().enumerate() {
+                let pairs =
+                    _mm256_add_epi16(_mm256_maddubs_epi16(x1, load(w1, g)), _mm256_maddubs_epi16(x2, load(w2, g)));
+                *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
             }
         }
+    }
+    if let Some(j) = waiting {
+        add_one(&mut sums, j);
     }
     for (g, sum) in sums.iter().enumerate() {
         // SAFETY: bias and out hold 8·G values; unaligned load and store.
@@ -138,6 +173,31 @@ unsafe fn affine_sparse_avx2<const G: usize>(input: &[u8], interleaved: &[i8], b
             _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, _mm256_add_epi32(*sum, b));
         }
     }
+}
+
+/// [`affine_sparse_avx2`] for an output count it has a variant for (8, 16,
+/// 32 or 64); false, doing nothing, otherwise.
+///
+/// # Safety
+/// As for [`affine_sparse_avx2`], whatever `8·G` the output count is.
+#[cfg(tessera_avx2)]
+unsafe fn affine_sparse_avx2_any<const PAIRED: bool>(
+    input: &[u8],
+    interleaved: &[i8],
+    bias: &[i32],
+    out: &mut [i32],
+) -> bool {
+    // SAFETY: the caller's contract, with G = out.len() / 8.
+    unsafe {
+        match out.len() {
+            8 => affine_sparse_avx2::<1, PAIRED>(input, interleaved, bias, out),
+            16 => affine_sparse_avx2::<2, PAIRED>(input, interleaved, bias, out),
+            32 => affine_sparse_avx2::<4, PAIRED>(input, interleaved, bias, out),
+            64 => affine_sparse_avx2::<8, PAIRED>(input, interleaved, bias, out),
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// [`affine_sparse_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
@@ -274,72 +334,6 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
     }
 }
 
-/// [`affine_sparse_avx2`] taking the non-zero groups two at a time, as
-/// Stockfish does without VNNI: the two groups' `maddubs` products are added
-/// in 16 bits and widened by one `madd`, one `madd` for two groups instead of
-/// one each. Exact only where [`pairs_fit_in_16_bits`] holds for the weights.
-///
-/// # Safety
-/// As for [`affine_sparse_avx2`].
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2")]
-unsafe fn affine_sparse_avx2_fused<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
-    use std::arch::x86_64::*;
-    let outputs = 8 * G;
-    let ones = _mm256_set1_epi16(1);
-    let zero = _mm256_setzero_si256();
-    let mut sums = [zero; G];
-    // SAFETY (both closures' callers): k < input.len() / 4, so the 4 bytes at
-    // 4k are in `input` and the outputs·4 weights at k·outputs·4 are in
-    // `interleaved` (the caller's contract); unaligned loads.
-    let group = |k: usize| unsafe {
-        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
-        (_mm256_set1_epi32(word), interleaved.as_ptr().add(k * outputs * 4))
-    };
-    let mut waiting: Option<usize> = None;
-    for block in 0..input.len() / 32 {
-        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); unaligned load.
-        let bytes = unsafe { _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i) };
-        let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as u32;
-        let mut nonzero = !zero_words & 0xff;
-        while nonzero != 0 {
-            let k = block * 8 + nonzero.trailing_zeros() as usize;
-            nonzero &= nonzero - 1;
-            let Some(j) = waiting.take() else {
-                waiting = Some(k);
-                continue;
-            };
-            let ((x1, w1), (x2, w2)) = (group(j), group(k));
-            for (g, sum) in sums.iter_mut().enumerate() {
-                // SAFETY: g·32 + 32 ≤ outputs·4 weights of each group; unaligned loads.
-                let (a, b) = unsafe {
-                    (
-                        _mm256_loadu_si256(w1.add(g * 32) as *const __m256i),
-                        _mm256_loadu_si256(w2.add(g * 32) as *const __m256i),
-                    )
-                };
-                let pairs = _mm256_add_epi16(_mm256_maddubs_epi16(x1, a), _mm256_maddubs_epi16(x2, b));
-                *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
-            }
-        }
-    }
-    if let Some(j) = waiting {
-        let (x, w) = group(j);
-        for (g, sum) in sums.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let a = unsafe { _mm256_loadu_si256(w.add(g * 32) as *const __m256i) };
-            *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, a), ones));
-        }
-    }
-    for (g, sum) in sums.iter().enumerate() {
-        // SAFETY: bias and out hold 8·G values; unaligned load and store.
-        unsafe {
-            let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
-            _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, _mm256_add_epi32(*sum, b));
-        }
-    }
-}
-
 /// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
 #[cfg(tessera_avx2)]
 pub fn avx512_vnni_available() -> bool {
@@ -375,7 +369,7 @@ static SET_BITS: [[u16; 8]; 256] = {
 #[cfg(tessera_avx2)]
 pub fn vnni_available() -> bool {
     static VNNI: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avxvnni"));
-    *VNNI && super::avx2_available() && super::CAP.0 >= super::SimdLevel::AvxVnni
+    *VNNI && super::avx2_available() && super::allowed(super::SimdLevel::AvxVnni)
 }
 
 /// The first hidden layer: the sparse AVX2 kernel where it applies
@@ -419,21 +413,13 @@ pub fn affine_sparse(
                     _ => {}
                 }
             }
-            if fused {
-                match out.len() {
-                    8 => return affine_sparse_avx2_fused::<1>(input, interleaved, bias, out),
-                    16 => return affine_sparse_avx2_fused::<2>(input, interleaved, bias, out),
-                    32 => return affine_sparse_avx2_fused::<4>(input, interleaved, bias, out),
-                    64 => return affine_sparse_avx2_fused::<8>(input, interleaved, bias, out),
-                    _ => {}
-                }
-            }
-            match out.len() {
-                8 => return affine_sparse_avx2::<1>(input, interleaved, bias, out),
-                16 => return affine_sparse_avx2::<2>(input, interleaved, bias, out),
-                32 => return affine_sparse_avx2::<4>(input, interleaved, bias, out),
-                64 => return affine_sparse_avx2::<8>(input, interleaved, bias, out),
-                _ => {}
+            let done = if fused {
+                affine_sparse_avx2_any::<true>(input, interleaved, bias, out)
+            } else {
+                affine_sparse_avx2_any::<false>(input, interleaved, bias, out)
+            };
+            if done {
+                return;
             }
         }
     }
@@ -504,14 +490,7 @@ mod tests {
                 let (mut a, mut b, mut c) = (vec![0; outs], vec![0; outs], vec![0; outs]);
                 affine_scalar(&input, &weights, &bias, &mut a);
                 // SAFETY: AVX2 checked above; sizes as the kernels require.
-                unsafe {
-                    match outs {
-                        8 => affine_sparse_avx2::<1>(&input, &interleaved, &bias, &mut b),
-                        16 => affine_sparse_avx2::<2>(&input, &interleaved, &bias, &mut b),
-                        32 => affine_sparse_avx2::<4>(&input, &interleaved, &bias, &mut b),
-                        _ => affine_sparse_avx2::<8>(&input, &interleaved, &bias, &mut b),
-                    }
-                }
+                assert!(unsafe { affine_sparse_avx2_any::<false>(&input, &interleaved, &bias, &mut b) });
                 assert_eq!(a, b, "AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
                 if avx512_vnni_available() && outs >= 16 {
                     let mut d = vec![0; outs];
@@ -561,14 +540,7 @@ mod tests {
                 let (mut a, mut b) = (vec![0; outs], vec![0; outs]);
                 affine_scalar(&input, &weights, &bias, &mut a);
                 // SAFETY: AVX2 checked above; sizes as the kernel requires.
-                unsafe {
-                    match outs {
-                        8 => affine_sparse_avx2_fused::<1>(&input, &interleaved, &bias, &mut b),
-                        16 => affine_sparse_avx2_fused::<2>(&input, &interleaved, &bias, &mut b),
-                        32 => affine_sparse_avx2_fused::<4>(&input, &interleaved, &bias, &mut b),
-                        _ => affine_sparse_avx2_fused::<8>(&input, &interleaved, &bias, &mut b),
-                    }
-                }
+                assert!(unsafe { affine_sparse_avx2_any::<true>(&input, &interleaved, &bias, &mut b) });
                 assert_eq!(a, b, "fused AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
             }
         }
