@@ -40,21 +40,23 @@ impl SimdLevel {
     }
 }
 
-/// The cap `TESSERA_SIMD` sets (none: no cap), and what to tell the user
-/// about it (an unknown value is ignored, and said so).
-static CAP: Lazy<(SimdLevel, Option<String>)> = Lazy::new(|| match std::env::var("TESSERA_SIMD") {
-    Err(_) => (SimdLevel::Avx512, None),
-    Ok(text) => match SimdLevel::parse(&text) {
-        Some(level) => (level, None),
-        None => (
-            SimdLevel::Avx512,
-            Some(format!("TESSERA_SIMD='{text}' is not one of scalar, avx2, avxvnni, avx512; ignored")),
-        ),
-    },
+/// What `TESSERA_SIMD` asked for, read once.
+struct Cap {
+    /// The widest level allowed (`Avx512`: no cap).
+    level: SimdLevel,
+    /// The variable's value, if set.
+    given: Option<String>,
+}
+
+static CAP: Lazy<Cap> = Lazy::new(|| {
+    let given = std::env::var("TESSERA_SIMD").ok();
+    let level = given.as_deref().and_then(SimdLevel::parse).unwrap_or(SimdLevel::Avx512);
+    Cap { level, given }
 });
 
+/// Whether kernels of `level` may be used (the CPU must still have them).
 fn allowed(level: SimdLevel) -> bool {
-    CAP.0 >= level
+    CAP.level >= level
 }
 
 /// Whether the AVX2 kernels may be used on this CPU.
@@ -90,17 +92,16 @@ pub fn simd_summary() -> String {
     if widest == SimdLevel::Avx512 && affine::avx512_vnni_available() {
         text.push_str(" (vnni)");
     }
-    if let Ok(value) = std::env::var("TESSERA_SIMD")
-        && CAP.1.is_none()
-    {
-        text.push_str(&format!(" (TESSERA_SIMD={value}"));
-        if SimdLevel::parse(&value).is_some_and(|cap| cap > widest) {
-            text.push_str(&format!("; this CPU or build has no {}", value.trim().to_ascii_lowercase()));
+    if let Some(value) = &CAP.given {
+        match SimdLevel::parse(value) {
+            Some(cap) if cap > widest => text.push_str(&format!(
+                " (TESSERA_SIMD={value}; this CPU or build has no {})",
+                value.trim().to_ascii_lowercase()
+            )),
+            Some(_) => text.push_str(&format!(" (TESSERA_SIMD={value})")),
+            None => text
+                .push_str(&format!(" (TESSERA_SIMD='{value}' is not one of scalar, avx2, avxvnni, avx512; ignored)")),
         }
-        text.push(')');
-    }
-    if let Some(note) = &CAP.1 {
-        text.push_str(&format!(" ({note})"));
     }
     text
 }
