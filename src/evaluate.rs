@@ -2,9 +2,12 @@
 //! the single place the search asks for one. It is the network's output,
 //! read from the board's incrementally updated accumulators.
 
+use std::sync::Arc;
+
 use shakmaty::Role;
 
 use crate::board::Board;
+use crate::nnue::network::Network;
 
 /// Piece values in centipawns, indexed by `Role as usize - 1`, for move
 /// ordering and exchange evaluation (not for the evaluation itself).
@@ -22,6 +25,15 @@ pub const EVAL_LIMIT: i32 = 20_000;
 pub fn evaluate(board: &mut Board) -> i32 {
     let cp = board.nnue_evaluate().expect("evaluate needs a board with a network attached");
     cp.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// The static evaluation of `board` by `network`, in words: `<cp> cp (side
+/// to move: <colour>; <the net>)`, for `tessera eval` and the UCI `eval`.
+pub fn describe(board: &Board, network: Arc<Network>) -> String {
+    let mut board = board.clone();
+    board.attach_network(Arc::clone(&network));
+    let side = if board.turn().is_white() { "white" } else { "black" };
+    format!("{} cp (side to move: {side}; {})", evaluate(&mut board), network.summary())
 }
 
 #[cfg(test)]

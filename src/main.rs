@@ -133,17 +133,14 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Eval { fen }) => {
             let fen = if fen.trim() == "startpos" { Board::default().fen() } else { fen };
-            let mut board = match Board::from_fen(&fen, true) {
+            let board = match Board::from_fen(&fen, true) {
                 Ok(board) => board,
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::FAILURE;
                 }
             };
-            let net = tessera::nnue::embedded::default_network();
-            board.attach_network(net.clone());
-            let side = if board.turn().is_white() { "white" } else { "black" };
-            println!("{} cp (side to move: {side}; {})", tessera::evaluate::evaluate(&mut board), net.summary());
+            println!("{}", tessera::evaluate::describe(&board, tessera::nnue::embedded::default_network()));
             ExitCode::SUCCESS
         }
         Some(Cmd::Features { expression, stats }) => {

@@ -200,11 +200,7 @@ impl Engine {
     fn eval(&mut self) {
         let Some(search) = self.idle_search("eval") else { return };
         let network = Arc::clone(&search.network);
-        let mut board = self.board.clone();
-        board.attach_network(Arc::clone(&network));
-        let side = if board.turn().is_white() { "white" } else { "black" };
-        let cp = crate::evaluate::evaluate(&mut board);
-        send(&format!("info string eval {cp} cp (side to move: {side}); {}", network.summary()));
+        send(&format!("info string eval {}", crate::evaluate::describe(&self.board, network)));
     }
 
     /// `bench [depth]`: `tessera bench` with the net in use, on the input
