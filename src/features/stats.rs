@@ -3,19 +3,17 @@
 //! removed per move, and how often a move forces a refresh.
 //!
 //! Positions come from a PGN file (every position from the 20th half-move
-//! on, with the move played from it, as in the thesis) or from a file of FEN,
-//! EPD or `FEN | score | result` lines (each line a position; every legal
-//! move from it counts as a move). Both perspectives are counted; means are
-//! per perspective.
+//! on, with the move played from it, as in the thesis), from a file of FEN,
+//! EPD or `FEN | score | result` lines, or from training data in any format
+//! `tessera_data` reads (each line or record a position; every legal move
+//! from it counts as a move), plain or zstd. Both perspectives are counted;
+//! means are per perspective. The files are read by `tessera_data`, which
+//! the engine uses for this table only: the search never touches it.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::ops::ControlFlow;
 use std::path::Path;
 
-use pgn_reader::{Reader, SanPlus, Visitor};
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use tessera_data::{lines, pgn, store};
 
 use super::{FeatureSet, Perspective};
 
@@ -122,25 +120,31 @@ impl Stats {
 
 /// Collects statistics over every position of `path` (see the module docs).
 pub fn collect(fs: &FeatureSet, path: &Path) -> Result<Stats, String> {
-    let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let mut stats = Stats::new(fs);
-    let is_pgn = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
-    if is_pgn {
-        let mut reader = Reader::new(BufReader::new(file));
-        let mut visitor = GameVisitor { fs, stats: &mut stats };
-        while reader.read_game(&mut visitor).map_err(|e| format!("{}: {e}", path.display()))?.is_some() {}
-    } else {
-        for (n, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-            let Some(pos) = parse_position_line(&line).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?
-            else {
-                continue;
-            };
-            stats.add_position(fs, &pos);
-            for m in pos.legal_moves() {
+    let every_move = |stats: &mut Stats, pos: &Chess| {
+        stats.add_position(fs, pos);
+        for m in pos.legal_moves() {
+            stats.add_move(fs, pos, m);
+        }
+    };
+    if pgn::is_pgn(path) {
+        pgn::read_games(path, &mut |game| {
+            // Games from set-up positions are skipped: the thesis sampled games.
+            if game.set_up {
+                return;
+            }
+            for (pos, m) in game.positions().skip(PGN_SKIP_PLIES) {
+                stats.add_position(fs, &pos);
                 stats.add_move(fs, &pos, m);
             }
-        }
+        })?;
+    } else if store::is_binary(path) {
+        store::read_records(path, |record| every_move(&mut stats, &record.pos))?;
+    } else {
+        lines::read(path, CastlingMode::Chess960, |_, line| {
+            every_move(&mut stats, &line.pos);
+            Ok(())
+        })?;
     }
     if stats.positions == 0 {
         return Err(format!("{}: no positions found", path.display()));
@@ -148,95 +152,41 @@ pub fn collect(fs: &FeatureSet, path: &Path) -> Result<Stats, String> {
     Ok(stats)
 }
 
-/// A FEN, an EPD line (four fields and operations) or a `FEN | …` line;
-/// `None` for blank lines and comments.
-fn parse_position_line(line: &str) -> Result<Option<Chess>, String> {
-    let text = line.split(['|', ';']).next().unwrap_or("").trim();
-    if text.is_empty() || text.starts_with('#') {
-        return Ok(None);
-    }
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    // EPD: four FEN fields, then operations without clocks.
-    let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
-        fields[..6].join(" ")
-    } else if fields.len() >= 4 {
-        format!("{} 0 1", fields[..4].join(" "))
-    } else {
-        return Err(format!("not a FEN or EPD line: '{text}'"));
-    };
-    let fen: Fen = fen.parse().map_err(|e| format!("invalid FEN '{text}': {e}"))?;
-    let pos = fen.into_position(CastlingMode::Chess960).map_err(|e| format!("illegal position '{text}': {e}"))?;
-    Ok(Some(pos))
-}
-
-struct GameVisitor<'a> {
-    fs: &'a FeatureSet,
-    stats: &'a mut Stats,
-}
-
-/// The game so far: the position, its ply, and whether it went wrong
-/// (an illegal move or a FEN start we skip).
-struct Game {
-    pos: Chess,
-    ply: usize,
-    broken: bool,
-}
-
-impl Visitor for GameVisitor<'_> {
-    type Tags = bool;
-    type Movetext = Game;
-    type Output = ();
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(false)
-    }
-
-    fn tag(&mut self, custom_start: &mut bool, name: &[u8], _value: pgn_reader::RawTag<'_>) -> ControlFlow<()> {
-        if name == b"FEN" {
-            *custom_start = true;
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, custom_start: bool) -> ControlFlow<(), Game> {
-        // Games from set-up positions are skipped: the thesis sampled games.
-        ControlFlow::Continue(Game { pos: Chess::default(), ply: 0, broken: custom_start })
-    }
-
-    fn san(&mut self, game: &mut Game, san_plus: SanPlus) -> ControlFlow<()> {
-        if game.broken {
-            return ControlFlow::Continue(());
-        }
-        match san_plus.san.to_move(&game.pos) {
-            Ok(m) => {
-                if game.ply >= PGN_SKIP_PLIES {
-                    self.stats.add_position(self.fs, &game.pos);
-                    self.stats.add_move(self.fs, &game.pos, m);
-                }
-                game.pos.play_unchecked(m);
-                game.ply += 1;
-            }
-            Err(_) => game.broken = true,
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, _game: Game) {}
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn fen_epd_and_text_lines() {
+    fn lines_records_and_zstd_give_the_same_table() {
+        let dir = std::env::temp_dir().join(format!("tessera-stats-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        assert!(parse_position_line(start).unwrap().is_some());
-        assert!(parse_position_line("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;").unwrap().is_some());
-        assert!(parse_position_line(&format!("{start} | 35 | 0.5")).unwrap().is_some());
-        assert!(parse_position_line("   ").unwrap().is_none());
-        assert!(parse_position_line("garbage").is_err());
-        assert!(parse_position_line("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
+        let text = format!(
+            "# three positions\n{start}\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\n\
+             r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 | 35 | 0.5\n"
+        );
+        let lines = dir.join("p.epd");
+        std::fs::write(&lines, &text).unwrap();
+        let zstd = dir.join("p.txt.zst");
+        std::fs::write(&zstd, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+        let records = dir.join("p.bin");
+        let mut writer = store::RecordWriter::append(&records).unwrap();
+        lines::read(&lines, CastlingMode::Standard, |_, l| {
+            writer.write(&tessera_data::record::Record { pos: l.pos, score: 0, result: 1 })
+        })
+        .unwrap();
+        writer.sync().unwrap();
+        let fs: FeatureSet = "all".parse().unwrap();
+        let table = collect(&fs, &lines).unwrap();
+        assert_eq!(table.positions, 3 * 2);
+        assert_eq!(table.moves, (20 + 20 + 26) * 2);
+        for other in [&zstd, &records] {
+            let again = collect(&fs, other).unwrap();
+            assert_eq!((again.positions, again.moves, again.table()), (table.positions, table.moves, table.table()));
+        }
+        std::fs::write(&lines, "garbage\n").unwrap();
+        assert!(collect(&fs, &lines).unwrap_err().contains("p.epd:1"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -262,6 +212,6 @@ mod tests {
     #[test]
     fn missing_or_empty_input_is_an_error() {
         let fs: FeatureSet = "all".parse().unwrap();
-        assert!(collect(&fs, Path::new("/nonexistent/file.pgn")).unwrap_err().contains("cannot open"));
+        assert!(collect(&fs, Path::new("/nonexistent/file.pgn")).unwrap_err().contains("cannot read"));
     }
 }

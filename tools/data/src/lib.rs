@@ -6,6 +6,8 @@
 //! writes through it, `tessera-trainer` reads through it.
 
 pub mod filter;
+pub mod lines;
+pub mod pgn;
 pub mod record;
 pub mod store;
 pub mod text;

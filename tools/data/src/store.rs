@@ -8,9 +8,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use tessera::nnue::format::ZSTD_MAGIC;
-
 use crate::record::{RECORD_SIZE, Record};
+
+/// The first bytes of every zstd frame.
+pub const ZSTD_MAGIC: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD];
 
 /// A text file's contents, decompressed when it starts with zstd's magic.
 pub fn open_text(path: &Path) -> std::io::Result<Box<dyn BufRead>> {

@@ -1,80 +1,33 @@
-//! Opening books for self-play: EPD or PGN files, plain or zstd.
+//! Opening books for self-play: EPD or PGN files, plain or zstd, read by
+//! `tessera_data::lines` and `tessera_data::pgn`.
 
-use std::ops::ControlFlow;
 use std::path::Path;
 
-use pgn_reader::{Reader, SanPlus, Visitor};
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
+use tessera_data::{lines, pgn};
 
 /// Opening positions from an EPD file (the first four fields of each line,
-/// and its move counters where it has them) or a PGN file (the position after each game's moves), plain or zstd.
+/// and its move counters where it has them) or a PGN file (the position after
+/// each game's moves; a game with an illegal move is left out), plain or zstd.
 pub fn load_book(path: &Path) -> Result<Vec<Chess>, String> {
-    let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let name = path.to_string_lossy().to_lowercase();
     let mut positions = Vec::new();
-    if name.ends_with(".pgn") || name.ends_with(".pgn.zst") {
-        let mut visitor = BookVisitor;
-        let mut reader = Reader::new(crate::store::open_text(path).map_err(io)?);
-        while let Some(pos) = reader.read_game(&mut visitor).map_err(io)? {
-            positions.extend(pos);
-        }
-    } else {
-        use std::io::BufRead;
-        for (n, line) in crate::store::open_text(path).map_err(io)?.lines().enumerate() {
-            let line = line.map_err(io)?;
-            let fields: Vec<&str> = line.split_whitespace().take(6).collect();
-            if fields.is_empty() {
-                continue;
+    if pgn::is_pgn(path) {
+        pgn::read_games(path, &mut |game| {
+            if game.complete {
+                positions.push(game.position_after(game.moves.len()));
             }
-            // EPD's four fields, and the move counters where the line has
-            // them (so that a position's ply is known).
-            let counters = fields.len() == 6 && fields[4..].iter().all(|f| f.parse::<u32>().is_ok());
-            let fen =
-                if counters { fields.join(" ") } else { format!("{} 0 1", fields[..fields.len().min(4)].join(" ")) };
-            let pos = fen
-                .parse::<Fen>()
-                .map_err(|e| e.to_string())
-                .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).map_err(|e| e.to_string()))
-                .map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
-            positions.push(pos);
-        }
+        })?;
+    } else {
+        lines::read(path, CastlingMode::Standard, |_, line| {
+            positions.push(line.pos);
+            Ok(())
+        })?;
     }
     positions.retain(|p| !p.legal_moves().is_empty());
     if positions.is_empty() {
         return Err(format!("{}: no playable opening in the book", path.display()));
     }
     Ok(positions)
-}
-
-struct BookVisitor;
-
-impl Visitor for BookVisitor {
-    type Tags = ();
-    type Movetext = Option<Chess>;
-    type Output = Option<Chess>;
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<Self::Output, Option<Chess>> {
-        ControlFlow::Continue(Some(Chess::default()))
-    }
-
-    fn san(&mut self, pos: &mut Option<Chess>, san_plus: SanPlus) -> ControlFlow<Self::Output> {
-        if let Some(p) = pos {
-            match san_plus.san.to_move(p) {
-                Ok(m) => p.play_unchecked(m),
-                Err(_) => *pos = None,
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, pos: Option<Chess>) -> Self::Output {
-        pos
-    }
 }
 
 #[cfg(test)]

@@ -370,7 +370,7 @@ fn read_filtered(
     mut each: impl FnMut(tessera_datagen::record::Record),
 ) -> Result<ReadReport, String> {
     read_records(input, |record| {
-        let verdict = filter.check(&record.pos, record.score as i32);
+        let verdict = filter.check(&record.pos, record.score as i32, tessera::search::see::see_ge);
         counts.count(verdict);
         if verdict.is_ok() {
             each(record);

@@ -3,10 +3,8 @@
 //! later, as in the thesis. The choice depends only on the seed and the
 //! game's index, so a rerun samples the same positions.
 
-use std::ops::ControlFlow;
 use std::path::Path;
 
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{Chess, Move, Position};
 
 /// Positions before this ply are never sampled.
@@ -23,82 +21,6 @@ pub struct Sampled {
     pub game: u64,
 }
 
-struct Sampler<'a> {
-    seed: u64,
-    game: u64,
-    each: &'a mut dyn FnMut(Sampled),
-}
-
-struct Game {
-    result: Option<u8>,
-    custom_start: bool,
-    moves: Vec<Move>,
-    pos: Chess,
-    broken: bool,
-}
-
-impl Visitor for Sampler<'_> {
-    type Tags = (Option<u8>, bool);
-    type Movetext = Game;
-    type Output = ();
-
-    fn begin_tags(&mut self) -> ControlFlow<(), Self::Tags> {
-        ControlFlow::Continue((None, false))
-    }
-
-    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
-        match name {
-            b"Result" => {
-                tags.0 = match value.as_bytes() {
-                    b"1-0" => Some(2),
-                    b"0-1" => Some(0),
-                    b"1/2-1/2" => Some(1),
-                    _ => None,
-                }
-            }
-            b"FEN" => tags.1 = true,
-            _ => {}
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<(), Game> {
-        let (result, custom_start) = tags;
-        ControlFlow::Continue(Game { result, custom_start, moves: Vec::new(), pos: Chess::default(), broken: false })
-    }
-
-    fn san(&mut self, game: &mut Game, san_plus: SanPlus) -> ControlFlow<()> {
-        if !game.broken && !game.custom_start {
-            match san_plus.san.to_move(&game.pos) {
-                Ok(m) => {
-                    game.pos.play_unchecked(m);
-                    game.moves.push(m);
-                }
-                Err(_) => game.broken = true,
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, game: Game) {
-        let index = self.game;
-        self.game += 1;
-        // Unfinished games, set-up starts and illegal moves give no sample.
-        let (Some(result), false, false) = (game.result, game.custom_start, game.broken) else { return };
-        if game.moves.len() <= MIN_PLY {
-            return;
-        }
-        // A position with a move played from it: plies MIN_PLY..len.
-        let choices = game.moves.len() - MIN_PLY;
-        let ply = MIN_PLY + tessera::rng::Rng::for_item(self.seed, index).below(choices);
-        let mut pos = Chess::default();
-        for &m in &game.moves[..ply] {
-            pos.play_unchecked(m);
-        }
-        (self.each)(Sampled { pos, played: game.moves[ply], result, game: index });
-    }
-}
-
 /// The PQR triplet of a sample as a text line: P, the move played, and
 /// another legal move chosen at random (`None` when there is no other).
 pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
@@ -112,13 +34,20 @@ pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
     Some(format!("{fen} | {} | {}", uci(s.played), uci(other)))
 }
 
-/// Calls `each` with one sampled position per usable game of `path`.
+/// Calls `each` with one sampled position per usable game of `path` (read
+/// by `tessera_data::pgn`): finished, from the standard start, every move
+/// legal, longer than [`MIN_PLY`]. Returns how many games the file holds.
 pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
-    let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let mut sampler = Sampler { seed, game: 0, each };
-    let mut reader = Reader::new(crate::store::open_text(path).map_err(io)?);
-    while reader.read_game(&mut sampler).map_err(io)?.is_some() {}
-    Ok(sampler.game)
+    tessera_data::pgn::read_games(path, &mut |game| {
+        let (Some(result), false, true) = (game.result, game.set_up, game.complete) else { return };
+        if game.moves.len() <= MIN_PLY {
+            return;
+        }
+        // A position with a move played from it: plies MIN_PLY..len.
+        let choices = game.moves.len() - MIN_PLY;
+        let ply = MIN_PLY + tessera::rng::Rng::for_item(seed, game.index).below(choices);
+        each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index });
+    })
 }
 
 #[cfg(test)]

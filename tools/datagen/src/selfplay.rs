@@ -38,6 +38,7 @@ use tessera::search::syzygy::{Tablebases, Wdl};
 
 use crate::dfrc::dfrc_start;
 use crate::filter::has_winning_capture;
+use tessera::search::see::see_ge;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
@@ -236,7 +237,7 @@ pub fn play_game(
             && !pos.is_check()
             && !best.is_capture()
             && !best.is_promotion()
-            && !(config.skip_capture && has_winning_capture(&pos))
+            && !(config.skip_capture && has_winning_capture(&pos, see_ge))
         {
             kept.push((pos.clone(), cp));
         }
@@ -467,7 +468,7 @@ mod tests {
             let every = play_game(11, index, &all, &[], &mut player, None).unwrap();
             let quiet = play_game(11, index, &skip, &[], &mut player, None).unwrap();
             assert_eq!(quiet.plies, every.plies, "the option does not change the game");
-            let expected: Vec<&Record> = every.records.iter().filter(|r| !has_winning_capture(&r.pos)).collect();
+            let expected: Vec<&Record> = every.records.iter().filter(|r| !has_winning_capture(&r.pos, see_ge)).collect();
             assert_eq!(quiet.records.iter().collect::<Vec<_>>(), expected);
             dropped += every.records.len() - quiet.records.len();
             kept += quiet.records.len();
