@@ -6,6 +6,9 @@
 //! writes through it, `tessera-trainer` reads through it.
 
 pub mod filter;
+#[cfg(feature = "exchange")]
+pub mod formats;
+mod guard;
 pub mod lines;
 pub mod pgn;
 pub mod record;

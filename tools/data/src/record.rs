@@ -100,6 +100,23 @@ pub fn unpack_board(bytes: &[u8; PACKED_BOARD_SIZE]) -> Result<Board, RecordErro
 const CASTLING_ROOKS: [Square; 4] = [Square::H1, Square::A1, Square::H8, Square::A8];
 
 impl Record {
+    /// Why this record's position cannot be stored in the 32-byte record, if
+    /// it cannot: castling rights other than standard chess's (Chess960), of
+    /// which the record keeps four flags.
+    pub fn unstorable(&self) -> Option<String> {
+        let rooks = self.pos.castles().castling_rights();
+        let standard = |sq: Square| {
+            let king = self.pos.board().king_of(if sq.rank() == shakmaty::Rank::First { Color::White } else { Color::Black });
+            CASTLING_ROOKS.contains(&sq) && king.is_some_and(|k| k.file() == File::E && k.rank() == sq.rank())
+        };
+        rooks.into_iter().find(|&sq| !standard(sq)).map(|sq| {
+            format!(
+                "{}: castling with the rook on {sq} (Chess960) cannot be stored in the 32-byte record; text and viriformat keep it",
+                Fen::from_position(&self.pos, EnPassantMode::Legal)
+            )
+        })
+    }
+
     pub fn encode(&self) -> [u8; RECORD_SIZE] {
         let mut out = [0u8; RECORD_SIZE];
         out[..PACKED_BOARD_SIZE].copy_from_slice(&pack_board(self.pos.board()));
@@ -171,7 +188,12 @@ impl Record {
     /// is what the record stores; scores must be integers within the i16
     /// range).
     pub fn from_text(line: &str) -> Result<Record, String> {
-        let line = crate::text::parse_line(line, CastlingMode::Standard)?;
+        Record::from_line(crate::text::parse_line(line, CastlingMode::Standard)?)
+    }
+
+    /// A parsed text line as a record: its score must be an integer within
+    /// the i16 range.
+    pub fn from_line(line: crate::text::TextLine) -> Result<Record, String> {
         let score = line.score;
         if score.fract() != 0.0 || !(f32::from(i16::MIN)..=f32::from(i16::MAX)).contains(&score) {
             return Err(format!("bad score '{score}' (an integer within ±32767)"));

@@ -35,7 +35,7 @@ pub struct ReadReport {
 }
 
 impl ReadReport {
-    fn reject(&mut self, what: String) {
+    pub(crate) fn reject(&mut self, what: String) {
         self.rejected += 1;
         self.first_rejection.get_or_insert(what);
     }
@@ -115,9 +115,14 @@ impl RecordWriter {
     /// Opens `path` for appending (creating it), first cutting off a binary
     /// record left half-written by a killed run.
     pub fn append(path: &Path) -> Result<RecordWriter, String> {
+        RecordWriter::append_as(path, is_binary(path))
+    }
+
+    /// As [`RecordWriter::append`], binary records or text lines as asked
+    /// whatever the name says.
+    pub fn append_as(path: &Path, binary: bool) -> Result<RecordWriter, String> {
         let io = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
-        let binary = is_binary(path);
         if binary {
             let len = file.metadata().map_err(io)?.len();
             let whole = len - len % RECORD_SIZE as u64;

@@ -1,0 +1,229 @@
+//! viridithas's viriformat (`.vf`), through the `viriformat` crate: a game at
+//! a time, its start as a 32-byte marlinformat board (castling by rook square,
+//! so Chess960 too; en passant; clocks; the game's result), then 4 bytes a
+//! move: the move played and the score of the position it was played from
+//! (white's view), ended by four zero bytes.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
+use viriformat::chess::board::{Board as ViriBoard, DrawType, GameOutcome, WinType};
+use viriformat::chess::chessmove::{Move as ViriMove, MoveFlags};
+use viriformat::chess::piece::{Colour, PieceType};
+use viriformat::chess::types::Square as ViriSquare;
+use viriformat::dataformat::{Game, WDL};
+
+use super::chain::{Chain, Link};
+use super::{Entry, EntryWriter, WriteReport};
+use crate::guard::quietly;
+use crate::record::Record;
+use crate::store::ReadReport;
+
+/// Counts the bytes read, for errors that say where.
+struct Counting<R> {
+    inner: R,
+    at: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// Calls `each` with every position of every game of a viriformat file.
+pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut input = BufReader::new(Counting { inner: file, at: 0 });
+    let mut report = ReadReport::default();
+    let mut buffer = Vec::new();
+    for index in 0u64.. {
+        let start = input.get_ref().at - input.buffer().len() as u64;
+        if input.fill_buf().map_err(|e| format!("cannot read {}: {e}", path.display()))?.is_empty() {
+            break;
+        }
+        let at = |why: String| format!("{}: game {index} at byte {start}: {why}", path.display());
+        let game = quietly(|| Game::deserialise_from(&mut input, std::mem::take(&mut buffer)))
+            .map_err(&at)?
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof { at("cut short".into()) } else { at(e.to_string()) }
+            })?;
+        let entries = quietly(|| entries_of(&game)).map_err(&at)?.map_err(&at)?;
+        for entry in entries {
+            report.records += 1;
+            each(entry);
+        }
+        buffer = game.into_move_buffer();
+    }
+    Ok(report)
+}
+
+fn entries_of(game: &Game) -> Result<Vec<Entry>, String> {
+    let board = game.initial_position();
+    let result = match game.outcome() {
+        WDL::Win => 2,
+        WDL::Draw => 1,
+        WDL::Loss => 0,
+    };
+    let mut pos = chess_of(&board)?;
+    let mut entries = Vec::with_capacity(game.len());
+    for (mv, eval) in &game.moves {
+        let played = move_of(&pos, *mv)?;
+        entries.push(Entry { record: Record { pos: pos.clone(), score: eval.get(), result }, played: Some(played) });
+        pos.play_unchecked(played);
+    }
+    Ok(entries)
+}
+
+fn square(sq: ViriSquare) -> Square {
+    Square::new(u32::from(sq.inner()))
+}
+
+/// The board as a position: its FEN, with the castling field in Shredder
+/// letters from the rooks' squares (the crate prints KQkq whatever they are).
+fn chess_of(board: &ViriBoard) -> Result<Chess, String> {
+    let fen = board.to_string();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    if fields.len() != 6 {
+        return Err(format!("bad board '{fen}'"));
+    }
+    let rights = board.castling_rights();
+    let mut castling = String::new();
+    for (side, upper) in [(Colour::White, true), (Colour::Black, false)] {
+        for rook in [rights.kingside(side), rights.queenside(side)].into_iter().flatten() {
+            let letter = (b'a' + rook.inner() % 8) as char;
+            castling.push(if upper { letter.to_ascii_uppercase() } else { letter });
+        }
+    }
+    if castling.is_empty() {
+        castling.push('-');
+    }
+    let fen = format!("{} {} {castling} {} {} {}", fields[0], fields[1], fields[3], fields[4], fields[5]);
+    crate::text::parse_fen(&fen, CastlingMode::Chess960).map_err(|e| format!("{fen}: {e}"))
+}
+
+fn move_of(pos: &Chess, mv: ViriMove) -> Result<Move, String> {
+    let promotion = mv.promotion_type().map(|p| [shakmaty::Role::Knight, shakmaty::Role::Bishop, shakmaty::Role::Rook, shakmaty::Role::Queen][p.inner() as usize - 1]);
+    // Castling is stored as the king taking its rook, which UCI parsing
+    // understands.
+    let uci = UciMove::Normal { from: square(mv.from()), to: square(mv.to()), promotion };
+    uci.to_move(pos).map_err(|_| format!("move {uci} is not legal in {}", Fen::from_position(pos, EnPassantMode::Legal)))
+}
+
+/// Writes games: entries that follow one another by their moves, with one
+/// result, are one game.
+pub struct Writer {
+    out: BufWriter<File>,
+    path: PathBuf,
+    chain: Chain,
+    game: Option<Game>,
+    report: WriteReport,
+}
+
+impl Writer {
+    pub fn create(path: &Path) -> Result<Writer, String> {
+        let file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(Writer {
+            out: BufWriter::new(file),
+            path: path.to_path_buf(),
+            chain: Chain::default(),
+            game: None,
+            report: WriteReport::default(),
+        })
+    }
+
+    fn store(&mut self, link: Option<Result<Link, (Entry, String)>>) -> Result<(), String> {
+        let link = match link {
+            None => return Ok(()),
+            Some(Err((_, why))) => {
+                self.report.skip(why);
+                return Ok(());
+            }
+            Some(Ok(link)) => link,
+        };
+        let record = &link.entry.record;
+        if self.game.is_none() {
+            match start_of(record) {
+                Ok(game) => self.game = Some(game),
+                Err(why) => {
+                    self.report.skip(why);
+                    return Ok(());
+                }
+            }
+        }
+        let game = self.game.as_mut().expect("just set");
+        game.add_move(viri_move(link.played), record.score);
+        self.report.written += 1;
+        if !link.continues {
+            let mut game = self.game.take().expect("a game");
+            game.set_outcome(match record.result {
+                2 => GameOutcome::WhiteWin(WinType::Adjudication),
+                0 => GameOutcome::BlackWin(WinType::Adjudication),
+                _ => GameOutcome::Draw(DrawType::Repetition),
+            });
+            game.serialise_into(&mut self.out).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A new game from a record's position (Shredder castling letters, which the
+/// crate reads in Chess960 mode for any position).
+fn start_of(record: &Record) -> Result<Game, String> {
+    let pos = &record.pos;
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let mut castling = String::new();
+    for color in [Color::White, Color::Black] {
+        let king = pos.board().king_of(color).ok_or("no king")?;
+        let mut rooks: Vec<Square> = pos.castles().castling_rights().into_iter().filter(|r| r.rank() == king.rank() && (color == Color::White) == (r.rank() == shakmaty::Rank::First)).collect();
+        // Kingside (right of the king) first, as the crate writes them.
+        rooks.sort_by_key(|r| std::cmp::Reverse(r.file()));
+        for rook in rooks {
+            let letter = rook.file().char();
+            castling.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+        }
+    }
+    if castling.is_empty() {
+        castling.push('-');
+    }
+    let shredder = format!("{} {} {castling} {} {} {}", fields[0], fields[1], fields[3], fields[4], fields[5]);
+    let mut board = ViriBoard::new();
+    quietly(|| board.set_from_fen(&shredder, true))
+        .map_err(|p| format!("{shredder}: {p}"))?
+        .map_err(|e| format!("{shredder}: {e}"))?;
+    quietly(|| Game::new(&board)).map_err(|p| format!("{shredder}: {p}"))
+}
+
+fn viri_move(m: Move) -> ViriMove {
+    let sq = |s: Square| ViriSquare::new(s as u8).expect("a square");
+    match m {
+        Move::Normal { from, to, promotion: Some(role), .. } => {
+            ViriMove::new_with_promo(sq(from), sq(to), PieceType::new(role as u8 - 1).expect("a piece"))
+        }
+        Move::Normal { from, to, .. } => ViriMove::new(sq(from), sq(to)),
+        Move::EnPassant { from, to } => ViriMove::new_with_flags(sq(from), sq(to), MoveFlags::EnPassant),
+        Move::Castle { king, rook } => ViriMove::new_with_flags(sq(king), sq(rook), MoveFlags::Castle),
+        Move::Put { .. } => unreachable!("drops are not chess moves"),
+    }
+}
+
+impl EntryWriter for Writer {
+    fn write(&mut self, entry: &Entry) -> Result<(), String> {
+        let link = self.chain.push(entry.clone());
+        self.store(link)
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
+        let link = self.chain.finish();
+        self.store(link)?;
+        self.out.flush().map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        Ok(self.report)
+    }
+}
