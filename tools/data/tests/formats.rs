@@ -236,7 +236,7 @@ fn a_format_is_known_by_its_name() {
     }
     assert!("csv".parse::<Format>().unwrap_err().contains("binpack"));
     let d = dir("exists");
-    std::fs::write(d.join("x.bin"), b"").unwrap();
-    assert!(formats::create(&d.join("x.bin"), Format::Record).err().unwrap().contains("exists"));
+    std::fs::write(d.join("x.binpack"), b"").unwrap();
+    assert!(formats::create(&d.join("x.binpack"), Format::Binpack).err().unwrap().contains("exists"));
     std::fs::remove_dir_all(&d).unwrap();
 }

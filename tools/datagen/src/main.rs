@@ -10,6 +10,7 @@ use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::filter::{Filter, FilterCounts};
+use tessera_data::formats::{self, Entry, Format};
 use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};
@@ -35,13 +36,23 @@ enum MethodArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Appends every good record of the inputs that passes the filters to
-    /// OUTPUT, in its format.
+    /// Writes every good position of the inputs that passes the filters to
+    /// OUTPUT, in any format to any other (each file's format from its name:
+    /// `.bin` records, `.binpack`, `.vf` viriformat, `.bullet` bulletformat,
+    /// anything else text; or as --from/--to say). Records and text are
+    /// appended to; binpack, viriformat and bulletformat files are written
+    /// whole (an existing one is refused).
     Convert {
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
         #[arg(long, short)]
         output: PathBuf,
+        /// The inputs' format, whatever their names say.
+        #[arg(long)]
+        from: Option<Format>,
+        /// The output's format, whatever its name says.
+        #[arg(long)]
+        to: Option<Format>,
         #[command(flatten)]
         filter: FilterArgs,
     },
@@ -362,18 +373,21 @@ impl FilterArgs {
     }
 }
 
-/// Reads `input`'s records, passing those `filter` keeps to `each`.
+/// Reads `input` (in `format`, else the one its name says), passing the
+/// positions `filter` keeps to `each`.
 fn read_filtered(
     input: &Path,
+    format: Option<Format>,
     filter: Filter,
     counts: &mut FilterCounts,
-    mut each: impl FnMut(tessera_datagen::record::Record),
+    mut each: impl FnMut(Entry),
 ) -> Result<ReadReport, String> {
-    read_records(input, |record| {
-        let verdict = filter.check(&record.pos, record.score as i32, tessera::search::see::see_ge);
+    let format = format.unwrap_or_else(|| Format::of_path(input));
+    formats::read(input, format, &mut |entry| {
+        let verdict = filter.check(&entry.record.pos, entry.record.score as i32, tessera::search::see::see_ge);
         counts.count(verdict);
         if verdict.is_ok() {
-            each(record);
+            each(entry);
         }
     })
 }
@@ -452,21 +466,20 @@ fn report(report: &ReadReport) {
 /// Runs a command; the outcome of the resumable ones (to report an interrupt).
 fn run(args: Args) -> Result<Outcome, String> {
     match args.command {
-        Command::Convert { inputs, output, filter } => {
+        Command::Convert { inputs, output, from, to, filter } => {
             if inputs.iter().any(|i| i == &output) {
                 return Err("the output must not be one of the inputs".into());
             }
-            let mut writer = RecordWriter::append(&output)?;
-            let mut written = 0u64;
+            let to = to.unwrap_or_else(|| Format::of_path(&output));
+            let mut writer = formats::create(&output, to)?;
             let mut counts = FilterCounts::default();
             for input in &inputs {
                 let mut failure = None;
-                let r = read_filtered(input, filter.filter(), &mut counts, |record| {
-                    if failure.is_none() {
-                        match writer.write(&record) {
-                            Ok(()) => written += 1,
-                            Err(e) => failure = Some(e),
-                        }
+                let r = read_filtered(input, from, filter.filter(), &mut counts, |entry| {
+                    if failure.is_none()
+                        && let Err(e) = writer.write(&entry)
+                    {
+                        failure = Some(e);
                     }
                 })?;
                 if let Some(e) = failure {
@@ -474,11 +487,18 @@ fn run(args: Args) -> Result<Outcome, String> {
                 }
                 report(&r);
             }
-            writer.sync()?;
+            let written = writer.finish()?;
             if filter.filter().is_active() {
                 println!("filters: {counts}");
             }
-            println!("wrote {written} records to {}", output.display());
+            if written.skipped > 0 {
+                println!(
+                    "skipped {} positions {to} cannot hold (first: {})",
+                    written.skipped,
+                    written.first_skipped.as_deref().unwrap_or("-")
+                );
+            }
+            println!("wrote {} positions to {} ({to})", written.written, output.display());
         }
         Command::Pgn { inputs, output, seed, method: MethodArg::Pqr, .. } => {
             let mut lines = String::new();
@@ -611,7 +631,7 @@ fn run(args: Args) -> Result<Outcome, String> {
             let mut stats = Stats::default();
             let mut counts = FilterCounts::default();
             for input in &inputs {
-                report(&read_filtered(input, filter.filter(), &mut counts, |record| stats.add(&record))?);
+                report(&read_filtered(input, None, filter.filter(), &mut counts, |entry| stats.add(&entry.record))?);
             }
             if filter.filter().is_active() {
                 println!("filters: {counts}");

@@ -340,8 +340,29 @@ fn convert_and_stats_filter_and_count_what_they_drop() {
         stdout.contains("filters: 2 kept, 3 dropped (1 in check, 1 with a winning capture, 1 beyond the score bound)"),
         "{stdout}"
     );
-    assert!(stdout.contains("wrote 2 records"), "{stdout}");
+    assert!(stdout.contains("wrote 2 positions"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+    // Through every format and back: the same two lines.
+    let mut from = out.clone();
+    for name in ["q.bin", "q.binpack", "q.vf", "q2.bin", "back.txt"] {
+        let to = dir.join(name);
+        let o = run(&["convert", &p(&from), "-o", &p(&to)]);
+        assert!(String::from_utf8_lossy(&o.stdout).contains("wrote 2 positions"), "{name}");
+        from = to;
+    }
+    assert_eq!(std::fs::read_to_string(&from).unwrap(), std::fs::read_to_string(&out).unwrap());
+    let o = run(&["convert", &p(&out), "-o", &p(&dir.join("q.data")), "--to", "bulletformat"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("wrote 2 positions"));
+    assert_eq!(std::fs::metadata(dir.join("q.data")).unwrap().len(), 64);
+    // Damage is an error with the file and where, not a panic.
+    std::fs::write(dir.join("junk.binpack"), b"BINPjunkjunkjunk").unwrap();
+    let bad = Command::new(DATAGEN)
+        .args(["convert", &p(&dir.join("junk.binpack")), "-o", &p(&dir.join("junk.txt"))])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && stderr.contains("junk.binpack") && stderr.contains("byte"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
     let o = run(&["stats", &p(&text), "--skip-check"]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("filters: 4 kept, 1 dropped (1 in check, 0 with"), "{stdout}");

@@ -6,7 +6,9 @@
 //! PQR lines: `<FEN of P> | <move played, UCI> | <another legal move, UCI>`;
 //! Q and R are P after each move.
 //! Files are plain text or zstd (recognised by its magic bytes), or, for
-//! eval, the datagen tool's 32-byte binary records (`.bin`).
+//! eval, any other format `tessera_data::formats` reads, known by its name:
+//! 32-byte records (`.bin`), Stockfish's binpack (`.binpack`), viriformat
+//! (`.vf`) or bulletformat (`.bullet`).
 
 use std::fmt;
 use std::io::Read;
@@ -17,6 +19,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 use tessera::search::see::see_ge;
 use tessera_data::filter::{Dropped, Filter};
+use tessera_data::formats::{self, Format};
 
 use crate::packed::PackedPosition;
 
@@ -240,16 +243,17 @@ fn read_paths(paths: &[PathBuf], method: Method, limit: usize) -> Result<(Sample
     let mut eval = Vec::new();
     let mut pqr = Vec::new();
     for path in paths {
-        if tessera_data::store::is_binary(path) {
+        let format = Format::of_path(path);
+        if format != Format::Text {
             if method != Method::Eval {
-                return Err(DataError::Empty(format!("{}: binary records hold eval data, not PQR", path.display())));
+                return Err(DataError::Empty(format!("{}: {format} files hold eval data, not PQR", path.display())));
             }
             let room = limit - report.lines.min(limit);
             let mut taken = 0;
-            let read = tessera_data::store::read_records(path, |r| {
+            let read = formats::read(path, format, &mut |entry| {
                 if taken < room {
                     taken += 1;
-                    eval.push(sample_of_record(&r));
+                    eval.push(sample_of_record(&entry.record));
                 }
             })
             .map_err(|e| DataError::Io(path.clone(), std::io::Error::other(e)))?;

@@ -503,6 +503,75 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The same positions as text, records, binpack and viriformat: the same
+    /// samples, the same batches, the same loss and gradient (so the same
+    /// training).
+    #[test]
+    fn every_format_gives_the_same_batches_and_loss() {
+        use crate::batch::Batch;
+        use crate::loss::Objective;
+        use crate::model::{Model, Scratch, loss_and_gradient};
+        use shakmaty::Position;
+        use tessera::nnue::network::FloatNetwork;
+        use tessera_data::formats::{self, Format};
+
+        let dir = std::env::temp_dir().join(format!("tessera-formats-trainer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Games of pseudo-random moves, every position a line (as datagen's
+        // text has them), with captures and checks for the filters to drop.
+        let mut text = String::new();
+        let mut state = 11u64;
+        for game in 0..20 {
+            let mut pos = shakmaty::Chess::default();
+            for ply in 0..80 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+                let result = ["0.0", "0.5", "1.0"][game % 3];
+                text += &format!("{fen} | {} | {result}\n", (ply * 53 % 1200) as i32 - 600);
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                pos.play_unchecked(legal[(state >> 33) as usize % legal.len()]);
+            }
+        }
+        let txt = dir.join("a.txt");
+        std::fs::write(&txt, &text).unwrap();
+        let mut paths = vec![txt.clone()];
+        for name in ["a.bin", "a.binpack", "a.vf"] {
+            let path = dir.join(name);
+            let mut writer = formats::create(&path, Format::of_path(&path)).unwrap();
+            formats::read(&txt, Format::Text, &mut |e| writer.write(&e).unwrap()).unwrap();
+            writer.finish().unwrap();
+            paths.push(path);
+        }
+        let settings =
+            ReadSettings { method: Method::Eval, filter: Filter::QUIET, limit: usize::MAX, seed: 1, deduplicate: true };
+        let fs: tessera::features::FeatureSet = "all".parse().unwrap();
+        let model = Model::from_float(&FloatNetwork::random(&fs, 16, 8, 0, 1));
+        let objective = Objective::Eval { out_scale: 361.0, target_scale: 410.0, lambda: 0.2, power: 2.6 };
+        let mut seen = Vec::new();
+        for path in &paths {
+            let loaded = load(&[path.display().to_string().parse().unwrap()], &[], &settings).unwrap();
+            let n = loaded.train.len();
+            let order: Vec<u32> = (0..n as u32).collect();
+            let batch = Batch::build(&fs, &loaded.train, &order);
+            let mut grad = vec![0.0; model.layout.total];
+            let loss = loss_and_gradient(&model, &batch, &objective, Some(&mut grad), &mut Scratch::default());
+            seen.push((n, batch.indices, batch.starts, batch.targets, batch.pieces, loss, grad));
+        }
+        assert!(seen[0].0 > 300, "{} samples", seen[0].0);
+        for (path, other) in paths.iter().zip(&seen).skip(1) {
+            assert_eq!(other.0, seen[0].0, "{}: samples", path.display());
+            assert!(other.1 == seen[0].1 && other.2 == seen[0].2, "{}: features", path.display());
+            assert_eq!(other.3, seen[0].3, "{}: targets", path.display());
+            assert_eq!(other.4, seen[0].4, "{}: pieces", path.display());
+            assert_eq!((other.5, &other.6), (seen[0].5, &seen[0].6), "{}: loss and gradient", path.display());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn ranks_spread_evenly() {
         let below = (0..10_000u64).filter(|&k| rank(k, 7) <= u64::MAX / 4).count();

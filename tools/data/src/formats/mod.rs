@@ -164,10 +164,12 @@ pub trait EntryWriter {
     fn finish(self: Box<Self>) -> Result<WriteReport, String>;
 }
 
-/// A new file of `format` at `path`; an existing file is refused, so that
-/// nothing is overwritten by mistake.
+/// A writer of `format` at `path`. Records and text lines are appended to
+/// an existing file (a killed run's output goes on); the other formats are
+/// written whole, and an existing file is refused, so that nothing is
+/// overwritten by mistake.
 pub fn create(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, String> {
-    if path.exists() {
+    if path.exists() && !matches!(format, Format::Record | Format::Text) {
         return Err(format!("{} exists: choose another output or remove it", path.display()));
     }
     Ok(match format {
