@@ -31,6 +31,9 @@ pub struct ReadReport {
     pub rejected: u64,
     /// Bytes of a binary record cut short at the end of the file.
     pub truncated_tail: u64,
+    /// Positions stored only to carry a game on, without a score
+    /// ([`crate::formats::NO_SCORE`]): skipped.
+    pub unscored: u64,
     pub first_rejection: Option<String>,
 }
 

@@ -222,6 +222,48 @@ fn damage_is_an_error_that_says_where() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// A run written in pieces (synced, then appended to after a restart) reads
+/// as one; the positions that only carry a game on are skipped by readers.
+#[test]
+fn synced_pieces_append_into_one_file_and_unscored_positions_are_skipped() {
+    let d = dir("append");
+    let records = sample();
+    let mut entries: Vec<Entry> = records.iter().cloned().map(Entry::from).collect();
+    for e in entries.iter_mut().step_by(3) {
+        e.record.score = formats::NO_SCORE;
+    }
+    let scored: Vec<String> =
+        entries.iter().filter(|e| e.record.score != formats::NO_SCORE).map(|e| key(&e.record)).collect();
+    for format in Format::ALL {
+        let path = d.join(format!("run.{}", ["bin", "txt", "binpack", "vf", "bullet"][Format::ALL.iter().position(|f| *f == format).unwrap()]));
+        let (first, second) = entries.split_at(entries.len() / 2);
+        let mut writer = formats::append(&path, format).unwrap();
+        for e in first {
+            writer.write(e).unwrap();
+        }
+        writer.sync().unwrap();
+        drop(writer);
+        let mut writer = formats::append(&path, format).unwrap();
+        for e in second {
+            writer.write(e).unwrap();
+        }
+        writer.finish().unwrap();
+        let mut n = 0;
+        let report = formats::read(&path, format, &mut |e| {
+            if format != Format::Bulletformat {
+                assert_eq!(key(&e.record), scored[n], "{format} {n}");
+            }
+            n += 1;
+        })
+        .unwrap();
+        assert_eq!(n, scored.len(), "{format}");
+        if matches!(format, Format::Binpack | Format::Viriformat) {
+            assert_eq!(report.unscored as usize, entries.len() - scored.len(), "{format}");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn a_format_is_known_by_its_name() {
     for (name, format) in [

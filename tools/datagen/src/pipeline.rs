@@ -17,7 +17,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::fenlist::Listed;
 use crate::label::{Label, Labeller};
 use crate::record::Record;
-use crate::store::RecordWriter;
+use tessera_data::formats::{self, Entry, EntryWriter, Format};
 
 /// Which labelled positions are kept.
 #[derive(Clone, Copy, Debug, Default)]
@@ -154,7 +154,7 @@ pub fn produce_into<W: Send>(
     workers: &mut [W],
     output: &Path,
     chunk: usize,
-    work: impl Fn(&mut W, usize) -> Result<Vec<Record>, String> + Sync,
+    work: impl Fn(&mut W, usize) -> Result<Vec<Entry>, String> + Sync,
 ) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     // Held until the run ends; the system drops it with the process.
@@ -175,7 +175,9 @@ pub fn produce_into<W: Send>(
         }
     };
     outcome.resumed_from = start;
-    let mut writer = RecordWriter::append(output)?;
+    // Any format: each item's entries are a game (or a position), and a sync
+    // ends the game being written, so the file is whole at every sync.
+    let mut writer = formats::append(output, Format::of_path(output))?;
     let mut progress = Progress::new(items, start);
     let jobs = workers.len().max(1);
     let sync_every = chunk.max(1) * jobs;
@@ -189,7 +191,7 @@ pub fn produce_into<W: Send>(
     let mut done = start;
     let mut synced = start;
     let mut failure = None;
-    let mut save = |writer: &mut RecordWriter, done: usize, outcome: &Outcome| -> Result<(), String> {
+    let mut save = |writer: &mut Box<dyn EntryWriter>, done: usize, outcome: &Outcome| -> Result<(), String> {
         writer.sync()?;
         let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
         write_progress(output, done, bytes)?;
@@ -197,7 +199,7 @@ pub fn produce_into<W: Send>(
         Ok(())
     };
     std::thread::scope(|scope| -> Result<(), String> {
-        let (sender, finished) = mpsc::channel::<(usize, Result<Vec<Record>, String>)>();
+        let (sender, finished) = mpsc::channel::<(usize, Result<Vec<Entry>, String>)>();
         for worker in workers.iter_mut() {
             let sender = sender.clone();
             let (next, written_to, halted) = (&next, &written_to, &halted);
@@ -240,12 +242,12 @@ pub fn produce_into<W: Send>(
                 while failure.is_none() {
                     let Some(result) = waiting.remove(&done) else { break };
                     match result {
-                        Ok(records) => {
-                            for r in &records {
-                                writer.write(r)?;
+                        Ok(entries) => {
+                            for e in &entries {
+                                writer.write(e)?;
                             }
                             outcome.labelled += 1;
-                            outcome.written += records.len();
+                            outcome.written += entries.iter().filter(|e| e.record.score != formats::NO_SCORE).count();
                             done += 1;
                         }
                         Err(e) => {
@@ -297,7 +299,7 @@ pub fn label_into(
             .map(|score| {
                 let white = if s.pos.turn() == Color::White { score } else { -score };
                 let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
-                Record { pos: s.pos.clone(), score, result: s.result }
+                Record { pos: s.pos.clone(), score, result: s.result }.into()
             })
             .into_iter()
             .collect())
@@ -388,19 +390,19 @@ mod tests {
         let dir = fresh_dir("locked-");
         let samples = samples();
         let output = dir.join("out.bin");
-        let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap();
+        let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
         assert_eq!(first.written, 10);
         let before = std::fs::read(&output).unwrap();
         // A run still writing holds the lock (as a separate open would).
         let running = std::fs::OpenOptions::new().write(true).open(&output).unwrap();
         running.lock().unwrap();
-        let err = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap_err();
+        let err = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap_err();
         assert!(err.contains("another run"), "{err}");
         assert_eq!(std::fs::read(&output).unwrap(), before, "the file untouched");
         assert_eq!(read_progress(&output).unwrap(), Some((10, 10 * 32)));
         // Once that run ends the resume goes on.
         drop(running);
-        let resumed = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i)])).unwrap();
+        let resumed = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
         assert_eq!((resumed.resumed_from, resumed.written), (10, 10));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -424,7 +426,7 @@ mod tests {
             } else {
                 others_done.fetch_add(1, Ordering::SeqCst);
             }
-            Ok(vec![numbered(&samples, i)])
+            Ok(vec![numbered(&samples, i).into()])
         })
         .unwrap();
         assert_eq!((outcome.labelled, outcome.written, outcome.interrupted), (items, items, false));
@@ -441,7 +443,7 @@ mod tests {
         let output = dir.join("out.bin");
         let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {
             assert!(i != 7, "a bug at item 7");
-            Ok(vec![numbered(&samples, i)])
+            Ok(vec![numbered(&samples, i).into()])
         })
         .unwrap_err();
         assert!(err.contains("item 7") && err.contains("panicked"), "{err}");

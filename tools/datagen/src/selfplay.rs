@@ -42,6 +42,7 @@ use tessera::search::see::see_ge;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
+use tessera_data::formats::{Entry, NO_SCORE};
 use crate::uci::{Report, Score};
 use tessera::rng::Rng;
 
@@ -112,6 +113,10 @@ impl Default for SelfPlayConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameRecords {
     pub records: Vec<Record>,
+    /// The whole game after its opening, a position a ply with the move
+    /// played from it: the kept positions with their scores, the others
+    /// with [`NO_SCORE`] (for the formats that store games as moves).
+    pub game: Vec<Entry>,
     /// Plies played by the engines (not the opening).
     pub plies: usize,
     /// From white's view: 0 black won, 1 draw, 2 white won.
@@ -190,8 +195,10 @@ pub fn play_game(
     }
     player.new_game(&start)?;
 
-    // Candidates: (position, score from white's view).
-    let mut kept: Vec<(Chess, i32)> = Vec::new();
+    // Candidates: (ply in `played_game`, position, score from white's view).
+    let mut kept: Vec<(usize, Chess, i32)> = Vec::new();
+    // Each engine ply: the position and the move played from it.
+    let mut played_game: Vec<(Chess, Move)> = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
     let (mut winning, mut quiet) = (0usize, 0usize);
     let mut ply = 0usize;
@@ -239,7 +246,7 @@ pub fn play_game(
             && !best.is_promotion()
             && !(config.skip_capture && has_winning_capture(&pos, see_ge))
         {
-            kept.push((pos.clone(), cp));
+            kept.push((played_game.len(), pos.clone(), cp));
         }
         let (magnitude, white_ahead) = match white {
             Some(Score::Cp(cp)) => (cp.abs(), cp > 0),
@@ -263,6 +270,7 @@ pub fn play_game(
             best
         };
         moves.push(played);
+        played_game.push((pos.clone(), played));
         pos.play_unchecked(played);
         ply += 1;
     };
@@ -275,7 +283,8 @@ pub fn play_game(
     if let Some(labeller) = labeller.as_deref_mut() {
         labeller.new_game()?;
     }
-    for (pos, cp) in kept {
+    let mut scores = HashMap::new();
+    for (index, pos, cp) in kept {
         let score = match labeller.as_deref_mut() {
             None => cp,
             Some(labeller) => {
@@ -287,9 +296,27 @@ pub fn play_game(
                 if pos.turn() == Color::White { s } else { -s }
             }
         };
-        records.push(Record { pos, score: score.clamp(-32767, 32767) as i16, result });
+        let score = score.clamp(-32767, 32767) as i16;
+        scores.insert(index, (pos.clone(), score));
+        records.push(Record { pos, score, result });
     }
-    Ok(GameRecords { records, plies: ply, result })
+    // A whole game's scores stay clear of NO_SCORE's magnitude.
+    let game_score = |s: i16| s.clamp(-32000, 32000);
+    let mut game: Vec<Entry> = played_game
+        .into_iter()
+        .enumerate()
+        .map(|(i, (pos, m))| {
+            let score = scores.get(&i).map_or(NO_SCORE, |(_, s)| game_score(*s));
+            Entry { record: Record { pos, score, result }, played: Some(m) }
+        })
+        .collect();
+    // A position kept where the game then ended (adjudicated) has no move
+    // played: the writer picks one.
+    let last = game.len();
+    if let Some((pos, s)) = scores.remove(&last) {
+        game.push(Entry { record: Record { pos, score: game_score(s), result }, played: None });
+    }
+    Ok(GameRecords { records, game, plies: ply, result })
 }
 
 /// At most `k` of `items`, in order, spread over them: the list cut into

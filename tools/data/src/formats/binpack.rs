@@ -39,33 +39,32 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
         return Ok(ReadReport::default());
     }
     let mut report = ReadReport::default();
-    let mut at = 0u64;
-    let read = quietly(|| -> Result<(), String> {
-        let mut reader = match CompressedTrainingDataEntryReader::new(file) {
-            Ok(reader) => reader,
-            Err(CompressedReaderError::EndOfFile) => return Ok(()),
-            Err(e) => return Err(format!("{}: at byte 0: not a binpack, or damaged in its first chunk ({e})", path.display())),
-        };
-        let mut index = 0u64;
-        while reader.has_next() {
-            at = reader.read_bytes();
-            let raw = reader.next();
-            match entry_of(&raw) {
-                Ok(entry) => {
-                    report.records += 1;
-                    each(entry);
-                }
-                Err(e) => report.reject(format!("{} entry {index} (chunk ending at byte {at}): {e}", path.display())),
-            }
-            index += 1;
+    let damaged = |at: u64, why: String| format!("{}: damaged binpack in the chunk ending at byte {at}: {why}", path.display());
+    // The crate's calls run guarded, one at a time: `each` runs outside,
+    // so that its own panics stay its own.
+    let mut reader = match quietly(|| CompressedTrainingDataEntryReader::new(file)).map_err(|p| damaged(0, p))? {
+        Ok(reader) => reader,
+        Err(CompressedReaderError::EndOfFile) => return Ok(report),
+        Err(e) => return Err(format!("{}: at byte 0: not a binpack, or damaged in its first chunk ({e})", path.display())),
+    };
+    let mut index = 0u64;
+    while reader.has_next() {
+        let at = reader.read_bytes();
+        let raw = quietly(|| reader.next()).map_err(|p| damaged(at, p))?;
+        index += 1;
+        if raw.score == super::NO_SCORE {
+            report.unscored += 1;
+            continue;
         }
-        Ok(())
-    });
-    match read {
-        Ok(Ok(())) => Ok(report),
-        Ok(Err(e)) => Err(e),
-        Err(panic) => Err(format!("{}: damaged binpack in the chunk ending at byte {at}: {panic}", path.display())),
+        match entry_of(&raw) {
+            Ok(entry) => {
+                report.records += 1;
+                each(entry);
+            }
+            Err(e) => report.reject(format!("{} entry {} (chunk ending at byte {at}): {e}", path.display(), index - 1)),
+        }
     }
+    Ok(report)
 }
 
 fn entry_of(raw: &TrainingDataEntry) -> Result<Entry, String> {
@@ -142,7 +141,8 @@ fn move_of(pos: &Chess, mv: &BpMove) -> Result<Move, String> {
 
 /// Writes a binpack; entries that continue a game are stored as moves.
 pub struct Writer {
-    out: CompressedTrainingDataEntryWriter<File>,
+    /// `None` only while a sync swaps it for a fresh one.
+    out: Option<CompressedTrainingDataEntryWriter<File>>,
     chain: Chain,
     report: WriteReport,
     path: std::path::PathBuf,
@@ -153,10 +153,12 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn create(path: &Path) -> Result<Writer, String> {
-        let file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    /// A new file, or (`append`) the end of an existing one: a binpack is a
+    /// sequence of whole chunks, so new chunks can follow.
+    pub fn open(path: &Path, append: bool) -> Result<Writer, String> {
+        let file = super::open_file(path, append)?;
         let out = CompressedTrainingDataEntryWriter::new(file).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(Writer { out, chain: Chain::default(), report: WriteReport::default(), path: path.to_path_buf(), next_ply: None })
+        Ok(Writer { out: Some(out), chain: Chain::default(), report: WriteReport::default(), path: path.to_path_buf(), next_ply: None })
     }
 
     fn store(&mut self, link: Option<Result<super::chain::Link, (Entry, String)>>) -> Result<(), String> {
@@ -176,7 +178,8 @@ impl Writer {
                     }
                 };
                 let path = &self.path;
-                quietly(|| self.out.write_entry(&raw))
+                let out = self.out.as_mut().expect("a writer");
+                quietly(|| out.write_entry(&raw))
                     .map_err(|p| format!("cannot write {}: {p}", path.display()))?
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 self.report.written += 1;
@@ -214,7 +217,8 @@ fn raw_entry(record: &Record, played: Move, ply: Option<u16>) -> Result<Training
         Move::Put { .. } => return Err("a drop is not a chess move".into()),
     };
     let white = pos.turn() == Color::White;
-    let score = if white { record.score } else { record.score.saturating_neg() };
+    // No score is no score from either side.
+    let score = if white || record.score == super::NO_SCORE { record.score } else { record.score.saturating_neg() };
     let result = match (record.result, white) {
         (2, true) | (0, false) => 1,
         (1, _) => 0,
@@ -229,11 +233,22 @@ impl EntryWriter for Writer {
         self.store(link)
     }
 
-    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
+    fn sync(&mut self) -> Result<(), String> {
         let link = self.chain.finish();
         self.store(link)?;
-        let path = self.path.clone();
-        quietly(|| self.out.flush_and_end()).map_err(|p| format!("cannot write {}: {p}", path.display()))?;
-        Ok(self.report)
+        self.next_ply = None;
+        // The crate's writer ends its chunk, and is then replaced: once ended
+        // it must not take more entries.
+        let io = |e: String| format!("cannot write {}: {e}", self.path.display());
+        let mut out = self.out.take().expect("a writer");
+        quietly(|| out.flush_and_end()).map_err(io)?;
+        let file = out.into_inner().map_err(|e| io(e.to_string()))?;
+        file.sync_data().map_err(|e| io(e.to_string()))?;
+        self.out = Some(CompressedTrainingDataEntryWriter::new(file).map_err(|e| io(e.to_string()))?);
+        Ok(())
+    }
+
+    fn report(&self) -> WriteReport {
+        self.report.clone()
     }
 }

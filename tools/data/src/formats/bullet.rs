@@ -90,8 +90,13 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn create(path: &Path) -> Result<Writer, String> {
-        let file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    /// A new file, or (`append`) the end of an existing one, cut back to a
+    /// whole number of positions.
+    pub fn open(path: &Path, append: bool) -> Result<Writer, String> {
+        let file = super::open_file(path, append)?;
+        let io = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let len = file.metadata().map_err(io)?.len();
+        file.set_len(len - len % SIZE as u64).map_err(io)?;
         Ok(Writer { out: BufWriter::new(file), path: path.to_path_buf(), report: WriteReport::default() })
     }
 }
@@ -112,6 +117,10 @@ fn board_of(record: &Record) -> Result<ChessBoard, String> {
 
 impl EntryWriter for Writer {
     fn write(&mut self, entry: &Entry) -> Result<(), String> {
+        if entry.record.score == super::NO_SCORE {
+            self.report.skip(super::UNSCORED.into());
+            return Ok(());
+        }
         let board = match board_of(&entry.record) {
             Ok(board) => board,
             Err(why) => {
@@ -126,8 +135,13 @@ impl EntryWriter for Writer {
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
-        self.out.flush().map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
-        Ok(self.report)
+    fn sync(&mut self) -> Result<(), String> {
+        let io = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
+        self.out.flush().map_err(io)?;
+        self.out.get_ref().sync_data().map_err(io)
+    }
+
+    fn report(&self) -> WriteReport {
+        self.report.clone()
     }
 }

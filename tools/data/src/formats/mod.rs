@@ -17,6 +17,12 @@
 //! a placeholder (trainers use the move only to skip positions whose move
 //! captures; a quiet placeholder keeps the position in). A position without
 //! a legal move cannot be stored there and is skipped and counted.
+//!
+//! A game written whole (datagen's binpack and viriformat output) keeps
+//! every position, to carry the game on; those not meant for training carry
+//! [`NO_SCORE`] (Stockfish's `VALUE_NONE`, which nnue-pytorch skips and
+//! viriformat's filters drop as beyond any evaluation), and the readers here
+//! skip them too, counting them in [`ReadReport::unscored`].
 
 pub mod binpack;
 pub mod bullet;
@@ -32,6 +38,12 @@ use shakmaty::{CastlingMode, Move};
 
 use crate::record::Record;
 use crate::store::{self, ReadReport, RecordWriter};
+
+/// The score of a position stored only to carry its game on.
+pub const NO_SCORE: i16 = 32002;
+
+/// Why a writer of positions alone leaves out a [`NO_SCORE`] entry.
+pub(crate) const UNSCORED: &str = "a position without a score (it only carries a game on)";
 
 /// A file format of training data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,8 +172,16 @@ impl WriteReport {
 /// Writes entries to a file in one format.
 pub trait EntryWriter {
     fn write(&mut self, entry: &Entry) -> Result<(), String>;
-    /// Writes what is buffered and closes the file.
-    fn finish(self: Box<Self>) -> Result<WriteReport, String>;
+    /// Ends the game being written (the next entry starts another) and
+    /// makes everything written so far survive a kill: the file is whole up
+    /// to here, and [`append`] can go on from it.
+    fn sync(&mut self) -> Result<(), String>;
+    /// Syncs and closes the file.
+    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
+        self.sync()?;
+        Ok(self.report())
+    }
+    fn report(&self) -> WriteReport;
 }
 
 /// A writer of `format` at `path`. Records and text lines are appended to
@@ -178,10 +198,38 @@ pub fn create(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, Strin
             binary: format == Format::Record,
             report: WriteReport::default(),
         }),
-        Format::Binpack => Box::new(binpack::Writer::create(path)?),
-        Format::Viriformat => Box::new(viri::Writer::create(path)?),
-        Format::Bulletformat => Box::new(bullet::Writer::create(path)?),
+        Format::Binpack => Box::new(binpack::Writer::open(path, false)?),
+        Format::Viriformat => Box::new(viri::Writer::open(path, false)?),
+        Format::Bulletformat => Box::new(bullet::Writer::open(path, false)?),
     })
+}
+
+/// A writer that goes on at the end of `path` (created if absent), first
+/// cutting off what a killed run left half-written where the format shows
+/// it (a record cut short). A caller resuming a run cuts the file back to
+/// its last [`EntryWriter::sync`] first.
+pub fn append(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, String> {
+    Ok(match format {
+        Format::Record | Format::Text => Box::new(OwnWriter {
+            writer: RecordWriter::append_as(path, format == Format::Record)?,
+            binary: format == Format::Record,
+            report: WriteReport::default(),
+        }),
+        Format::Binpack => Box::new(binpack::Writer::open(path, true)?),
+        Format::Viriformat => Box::new(viri::Writer::open(path, true)?),
+        Format::Bulletformat => Box::new(bullet::Writer::open(path, true)?),
+    })
+}
+
+/// The file a writer opens: created (an existing one refused), or appended to.
+pub(crate) fn open_file(path: &Path, append: bool) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    if append {
+        options.create(true).append(true);
+    } else {
+        options.create_new(true).write(true);
+    }
+    options.open(path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Records and text lines, through [`RecordWriter`].
@@ -193,6 +241,10 @@ struct OwnWriter {
 
 impl EntryWriter for OwnWriter {
     fn write(&mut self, entry: &Entry) -> Result<(), String> {
+        if entry.record.score == NO_SCORE {
+            self.report.skip(UNSCORED.into());
+            return Ok(());
+        }
         if self.binary
             && let Some(why) = entry.record.unstorable()
         {
@@ -204,8 +256,11 @@ impl EntryWriter for OwnWriter {
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
-        self.writer.sync()?;
-        Ok(self.report)
+    fn sync(&mut self) -> Result<(), String> {
+        self.writer.sync()
+    }
+
+    fn report(&self) -> WriteReport {
+        self.report.clone()
     }
 }

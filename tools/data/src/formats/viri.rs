@@ -56,6 +56,10 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
             })?;
         let entries = quietly(|| entries_of(&game)).map_err(&at)?.map_err(&at)?;
         for entry in entries {
+            if entry.record.score == super::NO_SCORE {
+                report.unscored += 1;
+                continue;
+            }
             report.records += 1;
             each(entry);
         }
@@ -127,8 +131,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn create(path: &Path) -> Result<Writer, String> {
-        let file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    /// A new file, or (`append`) the end of an existing one.
+    pub fn open(path: &Path, append: bool) -> Result<Writer, String> {
+        let file = super::open_file(path, append)?;
         Ok(Writer {
             out: BufWriter::new(file),
             path: path.to_path_buf(),
@@ -220,10 +225,15 @@ impl EntryWriter for Writer {
         self.store(link)
     }
 
-    fn finish(mut self: Box<Self>) -> Result<WriteReport, String> {
+    fn sync(&mut self) -> Result<(), String> {
         let link = self.chain.finish();
         self.store(link)?;
-        self.out.flush().map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
-        Ok(self.report)
+        let io = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
+        self.out.flush().map_err(io)?;
+        self.out.get_ref().sync_data().map_err(io)
+    }
+
+    fn report(&self) -> WriteReport {
+        self.report.clone()
     }
 }
