@@ -46,6 +46,7 @@ writes: DIR/runs/SET (nets, loss.csv), DIR/gen (--data scale: the runs, fixed),
 import argparse
 import collections
 import fnmatch
+import functools
 import glob
 import math
 import os
@@ -181,7 +182,16 @@ def held_out(study: Path) -> list[str]:
     return files
 
 
-RECORD_BYTES = 32  # one record of tessera-datagen's .bin files
+@functools.cache
+def record_bytes() -> int:
+    """Bytes of one record of tessera-datagen's `.bin` files, as the trainer that reads them
+    says (`tessera-trainer formats`): the size is tessera-data's, not this script's."""
+    listing = subprocess.run([str(binaries()[1]), "formats"], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines():
+        name, _, size = line.split("\t")
+        if name == "record":
+            return int(size)
+    report.die(f"`tessera-trainer formats` names no record format:\n{listing}")
 
 
 def parse_factors(specs: list[str]) -> list[tuple[str, float]]:
@@ -229,11 +239,11 @@ def pin_runs(gen: Path, study: Path, factors: list[tuple[str, float]] | None = N
                        + ", not " + ", ".join(f"×{f:g}" for f in wanted) + ": start over with another --dir")
         for name, count, _ in runs:
             copy = pinned / name
-            if not copy.is_file() or copy.stat().st_size != count * RECORD_BYTES:
+            if not copy.is_file() or copy.stat().st_size != count * record_bytes():
                 report.die(f"{copy} does not hold the {count:,} records the study started with: "
                            f"start over with another --dir (or delete {study})")
         fixed = {name: count for name, count, _ in runs}
-        now = {p.name: p.stat().st_size // RECORD_BYTES for p in gen.glob("*.bin")} if gen.is_dir() else {}
+        now = {p.name: p.stat().st_size // record_bytes() for p in gen.glob("*.bin")} if gen.is_dir() else {}
         if grown := [f"{name} +{now[name] - fixed.get(name, 0):,}" for name in sorted(now) if now[name] > fixed.get(name, 0)]:
             log(f"left out, made after the study fixed its data: {', '.join(grown)} records in {gen}")
         return runs
@@ -248,8 +258,8 @@ def pin_runs(gen: Path, study: Path, factors: list[tuple[str, float]] | None = N
     partial.mkdir(parents=True)
     runs = []
     for path in found:
-        records = path.stat().st_size // RECORD_BYTES
-        left = records * RECORD_BYTES
+        records = path.stat().st_size // record_bytes()
+        left = records * record_bytes()
         with path.open("rb") as source, (partial / path.name).open("wb") as copy:
             while left:
                 chunk = source.read(min(left, 1 << 24))

@@ -282,3 +282,39 @@ fn a_format_is_known_by_its_name() {
     assert!(formats::create(&d.join("x.binpack"), Format::Binpack).err().unwrap().contains("exists"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+    /// Any bytes, and any damage to a valid file of each format, read to
+    /// the end or are refused: never a panic, and every move returned is
+    /// legal where it is.
+    #[test]
+    fn any_bytes_read_or_are_refused(
+        noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+        flips in proptest::collection::vec((proptest::prelude::any::<usize>(), 1u8..=255), 1..8),
+    ) {
+        let d = std::env::temp_dir().join(format!("tessera-formats-prop-{}-{:?}", std::process::id(), std::thread::current().id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let entries: Vec<Entry> = sample().into_iter().take(200).map(Entry::from).collect();
+        for (format, name) in [(Format::Record, "v.bin"), (Format::Binpack, "v.binpack"), (Format::Viriformat, "v.vf"),
+                               (Format::Bulletformat, "v.bullet"), (Format::Text, "v.txt")] {
+            let valid = d.join(name);
+            let _ = std::fs::remove_file(&valid);
+            write(&valid, format, &entries);
+            let mut damaged = std::fs::read(&valid).unwrap();
+            for (at, x) in &flips {
+                let n = damaged.len();
+                damaged[at % n] ^= x;
+            }
+            for bytes in [&noise, &damaged] {
+                let path = d.join(format!("bad-{name}"));
+                std::fs::write(&path, bytes).unwrap();
+                let _ = formats::read(&path, format, &mut |e| {
+                    assert!(e.played.is_none_or(|m| e.record.pos.is_legal(m)));
+                });
+            }
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

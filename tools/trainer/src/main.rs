@@ -63,7 +63,9 @@ pub struct Args {
     pub command: Option<Command>,
     /// Training files or globs: text, plain or zstd (`<FEN> | <cp, white's
     /// view> | <result>` for eval; `<FEN> | <move played> | <other move>` for
-    /// pqr), or datagen's `.bin` records. `PATH:0.5` keeps that share of each
+    /// pqr), or for eval any format of `tessera-trainer formats`, known by
+    /// its name: `.bin` records, `.binpack`, `.vf` viriformat, `.bullet`
+    /// bulletformat. `PATH:0.5` keeps that share of each
     /// file, `PATH:200000` at most that many samples of each; `PATH:x1.2`
     /// multiplies each score of the file (labels on another scale; after a
     /// share or cap: `PATH:0.5:x1.2`); `PATH:t0.8` sets the --teacher's
@@ -245,6 +247,10 @@ pub enum Command {
     /// Fit the engine's win/draw/loss model (UCI_ShowWDL) to self-play
     /// records scored by the engine's own search: parameters and a chart.
     WdlFit(wdl_fit::WdlFitArgs),
+    /// The data formats the trainer reads: name, the file names that say
+    /// it, and the bytes a position where that is fixed (tab-separated, one
+    /// a line; scripts such as tournaments/study.py read the record size here).
+    Formats,
 }
 
 fn main() -> ExitCode {
@@ -257,6 +263,14 @@ fn main() -> ExitCode {
         Some(Command::TraceChart(c)) => charts::trace_chart(c),
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
         Some(Command::EvalNet(e)) => eval_net::run(e),
+        Some(Command::Formats) => {
+            use tessera_data::formats::Format;
+            for f in Format::ALL {
+                let size = f.fixed_size().map_or("-".to_string(), |n| n.to_string());
+                println!("{}\t{}\t{size}", f.name(), f.file_names());
+            }
+            Ok(())
+        }
         None => train::run(&args),
     };
     match result {

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use rayon::prelude::*;
 use shakmaty::Position;
 use tessera::search::wdl::{WdlModel, material};
-use tessera_data::store::read_records;
+use tessera_data::formats::{self, Format};
 
 use crate::plot;
 
@@ -118,7 +118,8 @@ pub fn fit(points: &[Point], steps: usize) -> WdlModel {
 fn load(args: &WdlFitArgs) -> Result<Vec<Point>, Error> {
     let mut points = Vec::new();
     for path in &args.data {
-        read_records(path, |r| {
+        formats::read(path, Format::of_path(path), &mut |entry| {
+            let r = entry.record;
             let white = r.pos.turn() == shakmaty::Color::White;
             let score = if white { r.score as f64 } else { -(r.score as f64) };
             let outcome = if white { r.result } else { 2 - r.result };

@@ -68,6 +68,27 @@ impl Format {
         }
     }
 
+    /// The file names that say this format.
+    pub fn file_names(self) -> &'static str {
+        match self {
+            Format::Record => "*.bin",
+            Format::Text => "any other name, plain or zstd",
+            Format::Binpack => "*.binpack",
+            Format::Viriformat => "*.vf, *.viriformat",
+            Format::Bulletformat => "*.bullet, *.bulletformat",
+        }
+    }
+
+    /// Bytes a position where every position takes the same (records and
+    /// bulletformat): a file's positions are its length over this.
+    pub fn fixed_size(self) -> Option<usize> {
+        match self {
+            Format::Record => Some(crate::record::RECORD_SIZE),
+            Format::Bulletformat => Some(32),
+            _ => None,
+        }
+    }
+
     /// The format a file's name says: `.bin` records, `.binpack`, `.vf`
     /// viriformat, `.bullet` bulletformat, anything else text.
     pub fn of_path(path: &Path) -> Format {
