@@ -14,6 +14,7 @@ mod model;
 mod optim;
 mod packed;
 mod plot;
+mod read_speed;
 mod sources;
 mod teacher;
 mod train;
@@ -251,6 +252,9 @@ pub enum Command {
     /// it, and the bytes a position where that is fixed (tab-separated, one
     /// a line; scripts such as tournaments/study.py read the record size here).
     Formats,
+    /// Load speed and bytes a position of data files through the trainer's
+    /// loader (a Markdown table).
+    ReadSpeed(read_speed::ReadSpeedArgs),
 }
 
 fn main() -> ExitCode {
@@ -263,6 +267,7 @@ fn main() -> ExitCode {
         Some(Command::TraceChart(c)) => charts::trace_chart(c),
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
         Some(Command::EvalNet(e)) => eval_net::run(e),
+        Some(Command::ReadSpeed(r)) => read_speed::run(r),
         Some(Command::Formats) => {
             use tessera_data::formats::Format;
             for f in Format::ALL {
