@@ -116,8 +116,8 @@ pub fn has_winning_capture(pos: &Chess, see_ge: SeeGe) -> bool {
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
     use shakmaty::Role;
+    use shakmaty::fen::Fen;
 
     /// The exchange on the target square alone, enough for these positions:
     /// the capture gains the victim and loses the mover if the square is

@@ -96,9 +96,7 @@ impl Visitor for Games<'_> {
     fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<(), Reading> {
         let start = match &tags.fen {
             None => Some(Chess::default()),
-            Some(fen) => {
-                fen.parse::<Fen>().ok().and_then(|f| f.into_position::<Chess>(CastlingMode::Chess960).ok())
-            }
+            Some(fen) => fen.parse::<Fen>().ok().and_then(|f| f.into_position::<Chess>(CastlingMode::Chess960).ok()),
         };
         let complete = start.is_some();
         let start = start.unwrap_or_default();
@@ -166,7 +164,10 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let mut games = Vec::new();
         assert_eq!(read_games(&path, &mut |g| games.push(g)).unwrap(), 4);
-        assert_eq!((games[0].moves.len(), games[0].result, games[0].complete, games[0].set_up), (3, Some(2), true, false));
+        assert_eq!(
+            (games[0].moves.len(), games[0].result, games[0].complete, games[0].set_up),
+            (3, Some(2), true, false)
+        );
         assert_eq!(games[0].positions().count(), 3);
         assert!(games[0].positions().all(|(p, m)| p.is_legal(m)));
         // The illegal Ke7 (after d4) cuts the game there.

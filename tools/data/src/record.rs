@@ -16,6 +16,8 @@
 //! Castling is stored as standard-chess rights; the fullmove number is not
 //! kept (1 on decoding).
 
+use std::num::NonZeroU32;
+
 use shakmaty::fen::Fen;
 use shakmaty::{
     Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Position, Role,
@@ -96,6 +98,36 @@ pub fn unpack_board(bytes: &[u8; PACKED_BOARD_SIZE]) -> Result<Board, RecordErro
     Board::try_from_bitboards(by_role, by_color).map_err(|_| bad("inconsistent pieces"))
 }
 
+/// A standard-chess position from its parts, its en passant square kept only
+/// where a capture there is legal (as records keep it; other formats may
+/// keep it after any double push).
+pub(crate) fn standard_position(
+    board: Board,
+    turn: Color,
+    castling_rights: Bitboard,
+    ep_square: Option<Square>,
+    halfmoves: u32,
+    fullmoves: NonZeroU32,
+) -> Result<Chess, String> {
+    let setup = Setup {
+        board,
+        promoted: Bitboard::EMPTY,
+        pockets: None,
+        turn,
+        castling_rights,
+        ep_square,
+        remaining_checks: None,
+        halfmoves,
+        fullmoves,
+    };
+    let pos = Chess::from_setup(setup.clone(), CastlingMode::Standard).map_err(|e| e.to_string())?;
+    if setup.ep_square.is_some() && pos.ep_square(EnPassantMode::Legal).is_none() {
+        return Chess::from_setup(Setup { ep_square: None, ..setup }, CastlingMode::Standard)
+            .map_err(|e| e.to_string());
+    }
+    Ok(pos)
+}
+
 /// The four castling rooks' home squares, in the order of the flag bits.
 const CASTLING_ROOKS: [Square; 4] = [Square::H1, Square::A1, Square::H8, Square::A8];
 
@@ -106,7 +138,8 @@ impl Record {
     pub fn unstorable(&self) -> Option<String> {
         let rooks = self.pos.castles().castling_rights();
         let standard = |sq: Square| {
-            let king = self.pos.board().king_of(if sq.rank() == shakmaty::Rank::First { Color::White } else { Color::Black });
+            let king =
+                self.pos.board().king_of(if sq.rank() == shakmaty::Rank::First { Color::White } else { Color::Black });
             CASTLING_ROOKS.contains(&sq) && king.is_some_and(|k| k.file() == File::E && k.rank() == sq.rank())
         };
         rooks.into_iter().find(|&sq| !standard(sq)).map(|sq| {
@@ -162,19 +195,8 @@ impl Record {
             )),
             _ => return Err(bad("bad en passant file")),
         };
-        let setup = Setup {
-            board,
-            promoted: Bitboard::EMPTY,
-            pockets: None,
-            turn,
-            castling_rights,
-            ep_square,
-            remaining_checks: None,
-            halfmoves: u32::from(bytes[29]),
-            fullmoves: std::num::NonZeroU32::MIN,
-        };
-        let pos =
-            Chess::from_setup(setup, CastlingMode::Standard).map_err(|e| bad(&format!("illegal position: {e}")))?;
+        let pos = standard_position(board, turn, castling_rights, ep_square, u32::from(bytes[29]), NonZeroU32::MIN)
+            .map_err(|e| bad(&format!("illegal position: {e}")))?;
         Ok(Record { pos, score: i16::from_le_bytes([bytes[24], bytes[25]]), result })
     }
 

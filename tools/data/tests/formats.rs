@@ -144,8 +144,11 @@ fn chess960_where_the_format_allows_and_a_reason_where_not() {
         "qrbbnkrn/pppppppp/8/8/8/8/PPPPPPPP/QRBBNKRN w GBgb - 0 1",
         "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 b Gb - 4 9",
     ];
-    let entries: Vec<Entry> =
-        fens.iter().enumerate().map(|(i, f)| Entry::from(record(f, 10 * i as i16, 1, CastlingMode::Chess960))).collect();
+    let entries: Vec<Entry> = fens
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Entry::from(record(f, 10 * i as i16, 1, CastlingMode::Chess960)))
+        .collect();
     for (format, name) in [(Format::Text, "a.txt"), (Format::Viriformat, "a.vf")] {
         let path = d.join(name);
         assert_eq!(write(&path, format, &entries).written, 2, "{format}");
@@ -193,7 +196,8 @@ fn bulletformat_keeps_each_position_from_the_side_to_moves_view() {
 fn damage_is_an_error_that_says_where() {
     let d = dir("damage");
     let entries: Vec<Entry> = sample().into_iter().map(Entry::from).collect();
-    for (format, name) in [(Format::Binpack, "a.binpack"), (Format::Viriformat, "a.vf"), (Format::Bulletformat, "a.bullet")]
+    for (format, name) in
+        [(Format::Binpack, "a.binpack"), (Format::Viriformat, "a.vf"), (Format::Bulletformat, "a.bullet")]
     {
         let path = d.join(name);
         write(&path, format, &entries);
@@ -235,7 +239,10 @@ fn synced_pieces_append_into_one_file_and_unscored_positions_are_skipped() {
     let scored: Vec<String> =
         entries.iter().filter(|e| e.record.score != formats::NO_SCORE).map(|e| key(&e.record)).collect();
     for format in Format::ALL {
-        let path = d.join(format!("run.{}", ["bin", "txt", "binpack", "vf", "bullet"][Format::ALL.iter().position(|f| *f == format).unwrap()]));
+        let path = d.join(format!(
+            "run.{}",
+            ["bin", "txt", "binpack", "vf", "bullet"][Format::ALL.iter().position(|f| *f == format).unwrap()]
+        ));
         let (first, second) = entries.split_at(entries.len() / 2);
         let mut writer = formats::append(&path, format).unwrap();
         for e in first {

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use tessera::search::syzygy::{LoadNote, Tablebases};
+use tessera_data::formats::{self, Entry, Format};
 use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::filter::{Filter, FilterCounts};
-use tessera_data::formats::{self, Entry, Format};
 use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};

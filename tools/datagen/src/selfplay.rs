@@ -38,13 +38,13 @@ use tessera::search::syzygy::{Tablebases, Wdl};
 
 use crate::dfrc::dfrc_start;
 use crate::filter::has_winning_capture;
-use tessera::search::see::see_ge;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
 use crate::record::Record;
-use tessera_data::formats::{Entry, NO_SCORE};
 use crate::uci::{Report, Score};
 use tessera::rng::Rng;
+use tessera::search::see::see_ge;
+use tessera_data::formats::{Entry, NO_SCORE};
 
 #[derive(Clone, Debug)]
 pub struct SelfPlayConfig {
@@ -495,7 +495,8 @@ mod tests {
             let every = play_game(11, index, &all, &[], &mut player, None).unwrap();
             let quiet = play_game(11, index, &skip, &[], &mut player, None).unwrap();
             assert_eq!(quiet.plies, every.plies, "the option does not change the game");
-            let expected: Vec<&Record> = every.records.iter().filter(|r| !has_winning_capture(&r.pos, see_ge)).collect();
+            let expected: Vec<&Record> =
+                every.records.iter().filter(|r| !has_winning_capture(&r.pos, see_ge)).collect();
             assert_eq!(quiet.records.iter().collect::<Vec<_>>(), expected);
             dropped += every.records.len() - quiet.records.len();
             kept += quiet.records.len();

@@ -26,7 +26,9 @@ pub struct ReadSpeedArgs {
 pub fn run(args: &ReadSpeedArgs) -> Result<(), Box<dyn std::error::Error>> {
     let settings =
         ReadSettings { method: Method::Eval, filter: Filter::QUIET, limit: usize::MAX, seed: 1, deduplicate: true };
-    println!("| file | format | bytes | positions read | bytes / position | used after filters | load (s) | positions / s |");
+    println!(
+        "| file | format | bytes | positions read | bytes / position | used after filters | load (s) | positions / s |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for file in &args.files {
         let spec: SourceSpec = file.display().to_string().parse()?;

@@ -10,24 +10,24 @@
 use std::fs::File;
 use std::path::Path;
 
+use sfbinpack::chess::castling_rights::CastlingRights;
 use sfbinpack::chess::color::Color as BpColor;
 use sfbinpack::chess::coords::Square as BpSquare;
+use sfbinpack::chess::r#move::{Move as BpMove, MoveType};
 use sfbinpack::chess::piece::Piece as BpPiece;
 use sfbinpack::chess::piecetype::PieceType as BpRole;
 use sfbinpack::chess::position::Position as BpPosition;
-use sfbinpack::chess::r#move::{Move as BpMove, MoveType};
-use sfbinpack::chess::castling_rights::CastlingRights;
-use sfbinpack::{CompressedReaderError, CompressedTrainingDataEntryReader, CompressedTrainingDataEntryWriter, TrainingDataEntry};
+use sfbinpack::{
+    CompressedReaderError, CompressedTrainingDataEntryReader, CompressedTrainingDataEntryWriter, TrainingDataEntry,
+};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position, Role, Setup, Square,
-};
+use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square};
 
-use super::chain::Chain;
-use super::{Entry, EntryWriter, WriteReport};
+use super::Entry;
+use super::chain::{Chained, Link, LinkSink};
 use crate::guard::quietly;
-use crate::record::Record;
+use crate::record::{Record, standard_position};
 use crate::store::ReadReport;
 
 const ROLES: [Role; 6] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
@@ -39,13 +39,16 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
         return Ok(ReadReport::default());
     }
     let mut report = ReadReport::default();
-    let damaged = |at: u64, why: String| format!("{}: damaged binpack in the chunk ending at byte {at}: {why}", path.display());
+    let damaged =
+        |at: u64, why: String| format!("{}: damaged binpack in the chunk ending at byte {at}: {why}", path.display());
     // The crate's calls run guarded, one at a time: `each` runs outside,
     // so that its own panics stay its own.
     let mut reader = match quietly(|| CompressedTrainingDataEntryReader::new(file)).map_err(|p| damaged(0, p))? {
         Ok(reader) => reader,
         Err(CompressedReaderError::EndOfFile) => return Ok(report),
-        Err(e) => return Err(format!("{}: at byte 0: not a binpack, or damaged in its first chunk ({e})", path.display())),
+        Err(e) => {
+            return Err(format!("{}: at byte 0: not a binpack, or damaged in its first chunk ({e})", path.display()));
+        }
     };
     let mut index = 0u64;
     while reader.has_next() {
@@ -93,18 +96,9 @@ fn entry_of(raw: &TrainingDataEntry) -> Result<Entry, String> {
     let ep = bp.ep_square();
     let ep_square = (ep != BpSquare::NONE && ep.index() < 64).then(|| Square::new(ep.index()));
     let fullmoves = std::num::NonZeroU32::new(u32::from(raw.ply) / 2 + 1).expect("at least 1");
-    let setup = Setup {
-        board,
-        promoted: Bitboard::EMPTY,
-        pockets: None,
-        turn,
-        castling_rights,
-        ep_square,
-        remaining_checks: None,
-        halfmoves: u32::from(bp.rule50_counter()),
-        fullmoves,
-    };
-    let pos = legal_ep(setup).map_err(|e| format!("illegal position: {e}"))?;
+    let halfmoves = u32::from(bp.rule50_counter());
+    let pos = standard_position(board, turn, castling_rights, ep_square, halfmoves, fullmoves)
+        .map_err(|e| format!("illegal position: {e}"))?;
     let white = turn == Color::White;
     let score = if white { raw.score } else { raw.score.saturating_neg() };
     let result = match (raw.result, white) {
@@ -117,20 +111,12 @@ fn entry_of(raw: &TrainingDataEntry) -> Result<Entry, String> {
     Ok(Entry { record: Record { pos, score, result }, played: Some(played) })
 }
 
-/// A position whose en passant square is kept only where a capture there is
-/// legal, as records keep it (a binpack may keep it after any double push).
-fn legal_ep(setup: Setup) -> Result<Chess, String> {
-    let pos = Chess::from_setup(setup.clone(), CastlingMode::Standard).map_err(|e| e.to_string())?;
-    if setup.ep_square.is_some() && pos.ep_square(EnPassantMode::Legal).is_none() {
-        return Chess::from_setup(Setup { ep_square: None, ..setup }, CastlingMode::Standard).map_err(|e| e.to_string());
-    }
-    Ok(pos)
-}
-
 fn move_of(pos: &Chess, mv: &BpMove) -> Result<Move, String> {
     let square = |s: BpSquare| (s.index() < 64).then(|| Square::new(s.index())).ok_or("bad square");
     let promotion = match mv.mtype() {
-        MoveType::Promotion => Some(ROLES.get(mv.promoted_piece().piece_type().ordinal() as usize).copied().ok_or("bad promotion")?),
+        MoveType::Promotion => {
+            Some(ROLES.get(mv.promoted_piece().piece_type().ordinal() as usize).copied().ok_or("bad promotion")?)
+        }
         _ => None,
     };
     // Castling is stored as the king taking its rook, which UCI parsing
@@ -141,10 +127,8 @@ fn move_of(pos: &Chess, mv: &BpMove) -> Result<Move, String> {
 
 /// Writes a binpack; entries that continue a game are stored as moves.
 pub struct Writer {
-    /// `None` only while a sync swaps it for a fresh one.
+    /// `None` only while `end` swaps it for a fresh one.
     out: Option<CompressedTrainingDataEntryWriter<File>>,
-    chain: Chain,
-    report: WriteReport,
     path: std::path::PathBuf,
     /// The ply the next entry gets if it continues the last one's game:
     /// records keep no move number, and a binpack stores a game's next
@@ -155,40 +139,42 @@ pub struct Writer {
 impl Writer {
     /// A new file, or (`append`) the end of an existing one: a binpack is a
     /// sequence of whole chunks, so new chunks can follow.
-    pub fn open(path: &Path, append: bool) -> Result<Writer, String> {
+    pub fn open(path: &Path, append: bool) -> Result<Chained<Writer>, String> {
         let file = super::open_file(path, append)?;
-        let out = CompressedTrainingDataEntryWriter::new(file).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(Writer { out: Some(out), chain: Chain::default(), report: WriteReport::default(), path: path.to_path_buf(), next_ply: None })
+        let out = CompressedTrainingDataEntryWriter::new(file)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(Chained::new(Writer { out: Some(out), path: path.to_path_buf(), next_ply: None }))
+    }
+}
+
+impl LinkSink for Writer {
+    fn store(&mut self, link: Link) -> Result<Option<String>, String> {
+        let raw = match raw_entry(&link.entry.record, link.played, self.next_ply.take()) {
+            Ok(raw) => raw,
+            Err(why) => return Ok(Some(why)),
+        };
+        let path = &self.path;
+        let out = self.out.as_mut().expect("a writer");
+        quietly(|| out.write_entry(&raw))
+            .map_err(|p| format!("cannot write {}: {p}", path.display()))?
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if link.continues {
+            self.next_ply = raw.ply.checked_add(1);
+        }
+        Ok(None)
     }
 
-    fn store(&mut self, link: Option<Result<super::chain::Link, (Entry, String)>>) -> Result<(), String> {
-        match link {
-            None => Ok(()),
-            Some(Err((_, why))) => {
-                self.report.skip(why);
-                Ok(())
-            }
-            Some(Ok(link)) => {
-                let ply = self.next_ply.take();
-                let raw = match raw_entry(&link.entry.record, link.played, ply) {
-                    Ok(raw) => raw,
-                    Err(why) => {
-                        self.report.skip(why);
-                        return Ok(());
-                    }
-                };
-                let path = &self.path;
-                let out = self.out.as_mut().expect("a writer");
-                quietly(|| out.write_entry(&raw))
-                    .map_err(|p| format!("cannot write {}: {p}", path.display()))?
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                self.report.written += 1;
-                if link.continues {
-                    self.next_ply = raw.ply.checked_add(1);
-                }
-                Ok(())
-            }
-        }
+    fn end(&mut self) -> Result<(), String> {
+        self.next_ply = None;
+        // The crate's writer ends its chunk, and is then replaced: once ended
+        // it must not take more entries.
+        let io = |e: String| format!("cannot write {}: {e}", self.path.display());
+        let mut out = self.out.take().expect("a writer");
+        quietly(|| out.flush_and_end()).map_err(io)?;
+        let file = out.into_inner().map_err(|e| io(e.to_string()))?;
+        file.sync_data().map_err(|e| io(e.to_string()))?;
+        self.out = Some(CompressedTrainingDataEntryWriter::new(file).map_err(|e| io(e.to_string()))?);
+        Ok(())
     }
 }
 
@@ -198,14 +184,19 @@ fn raw_entry(record: &Record, played: Move, ply: Option<u16>) -> Result<Training
     }
     let pos = &record.pos;
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    let mut bp = quietly(|| BpPosition::from_fen(&fen)).map_err(|p| format!("{fen}: {p}"))?.map_err(|e| format!("{fen}: {e:?}"))?;
-    let own_ply = (pos.fullmoves().get().saturating_sub(1) * 2 + pos.turn().is_black() as u32).min(u32::from(u16::MAX - 1)) as u16;
+    let mut bp = quietly(|| BpPosition::from_fen(&fen))
+        .map_err(|p| format!("{fen}: {p}"))?
+        .map_err(|e| format!("{fen}: {e:?}"))?;
+    let own_ply = (pos.fullmoves().get().saturating_sub(1) * 2 + pos.turn().is_black() as u32)
+        .min(u32::from(u16::MAX - 1)) as u16;
     let ply = ply.unwrap_or(own_ply);
     bp.set_ply(ply);
     let square = |s: Square| BpSquare::new(u32::from(s));
     let stm = if pos.turn() == Color::White { BpColor::White } else { BpColor::Black };
     let mv = match played {
-        Move::Normal { from, to, promotion: None, .. } => BpMove::new(square(from), square(to), MoveType::Normal, BpPiece::none()),
+        Move::Normal { from, to, promotion: None, .. } => {
+            BpMove::new(square(from), square(to), MoveType::Normal, BpPiece::none())
+        }
         Move::Normal { from, to, promotion: Some(role), .. } => BpMove::new(
             square(from),
             square(to),
@@ -225,30 +216,4 @@ fn raw_entry(record: &Record, played: Move, ply: Option<u16>) -> Result<Training
         _ => -1,
     };
     Ok(TrainingDataEntry { pos: bp, mv, score, ply, result })
-}
-
-impl EntryWriter for Writer {
-    fn write(&mut self, entry: &Entry) -> Result<(), String> {
-        let link = self.chain.push(entry.clone());
-        self.store(link)
-    }
-
-    fn sync(&mut self) -> Result<(), String> {
-        let link = self.chain.finish();
-        self.store(link)?;
-        self.next_ply = None;
-        // The crate's writer ends its chunk, and is then replaced: once ended
-        // it must not take more entries.
-        let io = |e: String| format!("cannot write {}: {e}", self.path.display());
-        let mut out = self.out.take().expect("a writer");
-        quietly(|| out.flush_and_end()).map_err(io)?;
-        let file = out.into_inner().map_err(|e| io(e.to_string()))?;
-        file.sync_data().map_err(|e| io(e.to_string()))?;
-        self.out = Some(CompressedTrainingDataEntryWriter::new(file).map_err(|e| io(e.to_string()))?);
-        Ok(())
-    }
-
-    fn report(&self) -> WriteReport {
-        self.report.clone()
-    }
 }

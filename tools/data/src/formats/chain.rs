@@ -5,7 +5,7 @@
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
-use super::Entry;
+use super::{Entry, EntryWriter, WriteReport};
 
 /// An entry ready to be stored: its move, and whether the entry after it is
 /// the position that move leads to, in the same game (same result).
@@ -76,4 +76,55 @@ pub fn move_between(a: &Chess, b: &Chess) -> Option<Move> {
 fn placeholder(pos: &Chess) -> Option<Move> {
     let legal = pos.legal_moves();
     legal.iter().find(|m| !m.is_capture() && !m.is_promotion()).or(legal.first()).copied()
+}
+
+/// What a format that stores moves does with each link.
+pub trait LinkSink {
+    /// Stores a link: `Ok(None)` when written, `Ok(Some(why))` when the
+    /// format cannot hold it (skipped and counted), `Err` when writing failed.
+    fn store(&mut self, link: Link) -> Result<Option<String>, String>;
+    /// The chain has ended its game: make everything stored survive a kill.
+    fn end(&mut self) -> Result<(), String>;
+}
+
+/// A writer for a format that stores moves: entries are chained, then stored.
+pub struct Chained<S> {
+    chain: Chain,
+    sink: S,
+    report: WriteReport,
+}
+
+impl<S: LinkSink> Chained<S> {
+    pub fn new(sink: S) -> Chained<S> {
+        Chained { chain: Chain::default(), sink, report: WriteReport::default() }
+    }
+
+    fn take(&mut self, link: Option<Result<Link, (Entry, String)>>) -> Result<(), String> {
+        match link {
+            None => {}
+            Some(Err((_, why))) => self.report.skip(why),
+            Some(Ok(link)) => match self.sink.store(link)? {
+                None => self.report.written += 1,
+                Some(why) => self.report.skip(why),
+            },
+        }
+        Ok(())
+    }
+}
+
+impl<S: LinkSink> EntryWriter for Chained<S> {
+    fn write(&mut self, entry: &Entry) -> Result<(), String> {
+        let link = self.chain.push(entry.clone());
+        self.take(link)
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        let link = self.chain.finish();
+        self.take(link)?;
+        self.sink.end()
+    }
+
+    fn report(&self) -> WriteReport {
+        self.report.clone()
+    }
 }

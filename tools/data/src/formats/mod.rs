@@ -56,7 +56,8 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [Format::Record, Format::Text, Format::Binpack, Format::Viriformat, Format::Bulletformat];
+    pub const ALL: [Format; 5] =
+        [Format::Record, Format::Text, Format::Binpack, Format::Viriformat, Format::Bulletformat];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -213,16 +214,7 @@ pub fn create(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, Strin
     if path.exists() && !matches!(format, Format::Record | Format::Text) {
         return Err(format!("{} exists: choose another output or remove it", path.display()));
     }
-    Ok(match format {
-        Format::Record | Format::Text => Box::new(OwnWriter {
-            writer: RecordWriter::append_as(path, format == Format::Record)?,
-            binary: format == Format::Record,
-            report: WriteReport::default(),
-        }),
-        Format::Binpack => Box::new(binpack::Writer::open(path, false)?),
-        Format::Viriformat => Box::new(viri::Writer::open(path, false)?),
-        Format::Bulletformat => Box::new(bullet::Writer::open(path, false)?),
-    })
+    open(path, format, false)
 }
 
 /// A writer that goes on at the end of `path` (created if absent), first
@@ -230,15 +222,20 @@ pub fn create(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, Strin
 /// it (a record cut short). A caller resuming a run cuts the file back to
 /// its last [`EntryWriter::sync`] first.
 pub fn append(path: &Path, format: Format) -> Result<Box<dyn EntryWriter>, String> {
+    open(path, format, true)
+}
+
+fn open(path: &Path, format: Format, append: bool) -> Result<Box<dyn EntryWriter>, String> {
     Ok(match format {
+        // Records and text always append (a file of them is whole after any record).
         Format::Record | Format::Text => Box::new(OwnWriter {
             writer: RecordWriter::append_as(path, format == Format::Record)?,
             binary: format == Format::Record,
             report: WriteReport::default(),
         }),
-        Format::Binpack => Box::new(binpack::Writer::open(path, true)?),
-        Format::Viriformat => Box::new(viri::Writer::open(path, true)?),
-        Format::Bulletformat => Box::new(bullet::Writer::open(path, true)?),
+        Format::Binpack => Box::new(binpack::Writer::open(path, append)?),
+        Format::Viriformat => Box::new(viri::Writer::open(path, append)?),
+        Format::Bulletformat => Box::new(bullet::Writer::open(path, append)?),
     })
 }
 

@@ -17,8 +17,8 @@ use viriformat::chess::piece::{Colour, PieceType};
 use viriformat::chess::types::Square as ViriSquare;
 use viriformat::dataformat::{Game, WDL};
 
-use super::chain::{Chain, Link};
-use super::{Entry, EntryWriter, WriteReport};
+use super::Entry;
+use super::chain::{Chained, Link, LinkSink};
 use crate::guard::quietly;
 use crate::record::Record;
 use crate::store::ReadReport;
@@ -49,9 +49,8 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
             break;
         }
         let at = |why: String| format!("{}: game {index} at byte {start}: {why}", path.display());
-        let game = quietly(|| Game::deserialise_from(&mut input, std::mem::take(&mut buffer)))
-            .map_err(&at)?
-            .map_err(|e| {
+        let game =
+            quietly(|| Game::deserialise_from(&mut input, std::mem::take(&mut buffer))).map_err(&at)?.map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof { at("cut short".into()) } else { at(e.to_string()) }
             })?;
         let entries = quietly(|| entries_of(&game)).map_err(&at)?.map_err(&at)?;
@@ -113,11 +112,15 @@ fn chess_of(board: &ViriBoard) -> Result<Chess, String> {
 }
 
 fn move_of(pos: &Chess, mv: ViriMove) -> Result<Move, String> {
-    let promotion = mv.promotion_type().map(|p| [shakmaty::Role::Knight, shakmaty::Role::Bishop, shakmaty::Role::Rook, shakmaty::Role::Queen][p.inner() as usize - 1]);
+    let promotion = mv.promotion_type().map(|p| {
+        [shakmaty::Role::Knight, shakmaty::Role::Bishop, shakmaty::Role::Rook, shakmaty::Role::Queen]
+            [p.inner() as usize - 1]
+    });
     // Castling is stored as the king taking its rook, which UCI parsing
     // understands.
     let uci = UciMove::Normal { from: square(mv.from()), to: square(mv.to()), promotion };
-    uci.to_move(pos).map_err(|_| format!("move {uci} is not legal in {}", Fen::from_position(pos, EnPassantMode::Legal)))
+    uci.to_move(pos)
+        .map_err(|_| format!("move {uci} is not legal in {}", Fen::from_position(pos, EnPassantMode::Legal)))
 }
 
 /// Writes games: entries that follow one another by their moves, with one
@@ -125,46 +128,28 @@ fn move_of(pos: &Chess, mv: ViriMove) -> Result<Move, String> {
 pub struct Writer {
     out: BufWriter<File>,
     path: PathBuf,
-    chain: Chain,
     game: Option<Game>,
-    report: WriteReport,
 }
 
 impl Writer {
     /// A new file, or (`append`) the end of an existing one.
-    pub fn open(path: &Path, append: bool) -> Result<Writer, String> {
+    pub fn open(path: &Path, append: bool) -> Result<Chained<Writer>, String> {
         let file = super::open_file(path, append)?;
-        Ok(Writer {
-            out: BufWriter::new(file),
-            path: path.to_path_buf(),
-            chain: Chain::default(),
-            game: None,
-            report: WriteReport::default(),
-        })
+        Ok(Chained::new(Writer { out: BufWriter::new(file), path: path.to_path_buf(), game: None }))
     }
+}
 
-    fn store(&mut self, link: Option<Result<Link, (Entry, String)>>) -> Result<(), String> {
-        let link = match link {
-            None => return Ok(()),
-            Some(Err((_, why))) => {
-                self.report.skip(why);
-                return Ok(());
-            }
-            Some(Ok(link)) => link,
-        };
+impl LinkSink for Writer {
+    fn store(&mut self, link: Link) -> Result<Option<String>, String> {
         let record = &link.entry.record;
-        if self.game.is_none() {
-            match start_of(record) {
-                Ok(game) => self.game = Some(game),
-                Err(why) => {
-                    self.report.skip(why);
-                    return Ok(());
-                }
-            }
-        }
-        let game = self.game.as_mut().expect("just set");
+        let game = match self.game.as_mut() {
+            Some(game) => game,
+            None => match start_of(record) {
+                Ok(game) => self.game.insert(game),
+                Err(why) => return Ok(Some(why)),
+            },
+        };
         game.add_move(viri_move(link.played), record.score);
-        self.report.written += 1;
         if !link.continues {
             let mut game = self.game.take().expect("a game");
             game.set_outcome(match record.result {
@@ -174,7 +159,13 @@ impl Writer {
             });
             game.serialise_into(&mut self.out).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
         }
-        Ok(())
+        Ok(None)
+    }
+
+    fn end(&mut self) -> Result<(), String> {
+        let io = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
+        self.out.flush().map_err(io)?;
+        self.out.get_ref().sync_data().map_err(io)
     }
 }
 
@@ -187,7 +178,12 @@ fn start_of(record: &Record) -> Result<Game, String> {
     let mut castling = String::new();
     for color in [Color::White, Color::Black] {
         let king = pos.board().king_of(color).ok_or("no king")?;
-        let mut rooks: Vec<Square> = pos.castles().castling_rights().into_iter().filter(|r| r.rank() == king.rank() && (color == Color::White) == (r.rank() == shakmaty::Rank::First)).collect();
+        let mut rooks: Vec<Square> = pos
+            .castles()
+            .castling_rights()
+            .into_iter()
+            .filter(|r| r.rank() == king.rank() && (color == Color::White) == (r.rank() == shakmaty::Rank::First))
+            .collect();
         // Kingside (right of the king) first, as the crate writes them.
         rooks.sort_by_key(|r| std::cmp::Reverse(r.file()));
         for rook in rooks {
@@ -216,24 +212,5 @@ fn viri_move(m: Move) -> ViriMove {
         Move::EnPassant { from, to } => ViriMove::new_with_flags(sq(from), sq(to), MoveFlags::EnPassant),
         Move::Castle { king, rook } => ViriMove::new_with_flags(sq(king), sq(rook), MoveFlags::Castle),
         Move::Put { .. } => unreachable!("drops are not chess moves"),
-    }
-}
-
-impl EntryWriter for Writer {
-    fn write(&mut self, entry: &Entry) -> Result<(), String> {
-        let link = self.chain.push(entry.clone());
-        self.store(link)
-    }
-
-    fn sync(&mut self) -> Result<(), String> {
-        let link = self.chain.finish();
-        self.store(link)?;
-        let io = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
-        self.out.flush().map_err(io)?;
-        self.out.get_ref().sync_data().map_err(io)
-    }
-
-    fn report(&self) -> WriteReport {
-        self.report.clone()
     }
 }
