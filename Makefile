@@ -12,10 +12,31 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 PERFT_DIR ?= ../shared/data/perft
 PERFT_FILES ?= $(PERFT_DIR)/standard.epd $(PERFT_DIR)/fischer960.epd $(PERFT_DIR)/cpw_standard6.epd
 
-.PHONY: all test lint clean perft-full
+.PHONY: all pgo test lint clean perft-full
 
 all:
 	$(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )$(CARGO) build --release
+ifneq ($(EXE),)
+	cp $(TARGET_DIR)/release/tessera$(if $(filter Windows_NT,$(OS)),.exe,) $(EXE)
+endif
+
+# The fastest build: profile-guided (PGO), trained on `bench` on every kernel
+# level this CPU has, so that the search and each SIMD path are laid out for
+# how they run. It plays the same moves as `make` (same `bench` node count) and
+# runs on any x86-64 CPU like it; research/speed.md has what it buys. Needs
+# llvm-profdata: `rustup component add llvm-tools`.
+PGO_DIR := $(abspath $(TARGET_DIR))/pgo
+LLVM_PROFDATA ?= $(firstword $(wildcard $(shell rustc --print sysroot)/lib/rustlib/*/bin/llvm-profdata) llvm-profdata)
+NET_ENV := $(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )
+pgo:
+	@command -v $(LLVM_PROFDATA) >/dev/null || { echo "llvm-profdata not found: rustup component add llvm-tools" >&2; exit 1; }
+	rm -rf $(PGO_DIR)/profiles
+	$(NET_ENV)RUSTFLAGS="$(RUSTFLAGS) -Cprofile-generate=$(PGO_DIR)/profiles" $(CARGO) build --release --target-dir $(PGO_DIR)/instrumented
+	TESSERA_SIMD=scalar $(PGO_DIR)/instrumented/release/tessera bench 9 >/dev/null
+	TESSERA_SIMD=avx2 $(PGO_DIR)/instrumented/release/tessera bench >/dev/null
+	$(PGO_DIR)/instrumented/release/tessera bench >/dev/null
+	$(LLVM_PROFDATA) merge -o $(PGO_DIR)/merged.profdata $(PGO_DIR)/profiles
+	$(NET_ENV)RUSTFLAGS="$(RUSTFLAGS) -Cprofile-use=$(PGO_DIR)/merged.profdata" $(CARGO) build --release
 ifneq ($(EXE),)
 	cp $(TARGET_DIR)/release/tessera$(if $(filter Windows_NT,$(OS)),.exe,) $(EXE)
 endif

@@ -8,6 +8,7 @@
 pub mod filter;
 #[cfg(feature = "exchange")]
 pub mod formats;
+#[cfg(feature = "exchange")]
 mod guard;
 pub mod lines;
 pub mod pgn;
