@@ -262,11 +262,23 @@ impl Board {
 
     /// Plays a legal move.
     pub fn push(&mut self, m: Move) {
+        self.push_known(m, None);
+    }
+
+    /// Plays a legal move whose [`Board::gives_check`] the caller already
+    /// has: the search asks it before every move it plays, and finding the
+    /// checkers again after the move would repeat the work.
+    pub fn push_giving_check(&mut self, m: Move, gives_check: bool) {
+        self.push_known(m, Some(gives_check));
+    }
+
+    fn push_known(&mut self, m: Move, gives_check: Option<bool>) {
         let before = self.plies.last().expect("board always holds a position");
         let mut pos = before.pos.clone();
         pos.play_unchecked(m);
         let key = zobrist::key_after(before.key, &before.pos, m, &pos);
-        let in_check = pos.is_check();
+        let in_check = gives_check.unwrap_or_else(|| pos.is_check());
+        debug_assert_eq!(in_check, pos.is_check(), "{m}");
         if let Some(nnue) = &mut self.nnue {
             nnue.push();
         }

@@ -383,9 +383,8 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
-            self.board.push(m);
+            self.board.push_giving_check(m, gives_check);
             self.tt.prefetch(self.board.key());
-            debug_assert_eq!(gives_check, self.board.in_check(), "{m}");
             if FULL && extension == 0 && gives_check {
                 extension = 1;
             }
