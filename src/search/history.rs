@@ -96,9 +96,21 @@ impl Histories {
     }
 
     pub fn quiet_score(&self, color: Color, m: Move, prev: [Option<PieceTo>; 2]) -> i32 {
-        let cur = PieceTo::of(color, m);
-        let mut score = self.butterfly[butterfly_index(color, m)] as i32;
-        for p in prev.into_iter().flatten() {
+        // A plain move's squares and piece read once (each accessor of
+        // `Move` matches on its kind again): the move orderer asks this of
+        // every quiet move it generates. Castling takes the general path.
+        let (cur, butterfly) = match m {
+            Move::Normal { role, from, to, .. } => (
+                PieceTo { piece: color as usize * 6 + role as usize - 1, to: to as usize },
+                color as usize * 4096 + from as usize * 64 + to as usize,
+            ),
+            _ => (PieceTo::of(color, m), butterfly_index(color, m)),
+        };
+        let mut score = self.butterfly[butterfly] as i32;
+        if let Some(p) = prev[0] {
+            score += self.continuation[continuation_index(p, cur)] as i32;
+        }
+        if let Some(p) = prev[1] {
             score += self.continuation[continuation_index(p, cur)] as i32;
         }
         score
@@ -169,5 +181,43 @@ mod tests {
             gravity(&mut e, -1_800);
         }
         assert!((e as i32) >= -HISTORY_MAX);
+    }
+
+    /// The quiet score's fast path reads the same entries as the general
+    /// one (`PieceTo::of`, `butterfly_index`), for every quiet move of
+    /// positions with both colours to move and castling, after updates.
+    #[test]
+    fn quiet_scores_read_the_entries_the_updates_wrote() {
+        use shakmaty::fen::Fen;
+        use shakmaty::{CastlingMode, Chess, Position};
+        let mut hist = Histories::default();
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+        ];
+        let prevs = [
+            [None, None],
+            [Some(PieceTo { piece: 3, to: 20 }), None],
+            [Some(PieceTo { piece: 7, to: 45 }), Some(PieceTo { piece: 11, to: 62 })],
+        ];
+        for (i, fen) in fens.iter().enumerate() {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let color = pos.turn();
+            let quiet: Vec<Move> = pos.legal_moves().into_iter().filter(|m| is_quiet(*m)).collect();
+            assert!(quiet.iter().any(|m| m.is_castle()), "{fen}");
+            for (j, &m) in quiet.iter().enumerate() {
+                hist.update_quiet(color, m, prevs[j % 3], 50 * (j as i32 + 1) * if i == 0 { 1 } else { -1 });
+            }
+            for &m in &quiet {
+                for prev in prevs {
+                    let cur = PieceTo::of(color, m);
+                    let mut expected = hist.butterfly[butterfly_index(color, m)] as i32;
+                    for p in prev.into_iter().flatten() {
+                        expected += hist.continuation[continuation_index(p, cur)] as i32;
+                    }
+                    assert_eq!(hist.quiet_score(color, m, prev), expected, "{fen}: {m}");
+                }
+            }
+        }
     }
 }
