@@ -2,7 +2,7 @@
 //! decides to prune a late quiet move (which it never does to a check)
 //! before paying for the move's make and unmake.
 
-use shakmaty::attacks::attacks;
+use shakmaty::attacks::{attacks, bishop_attacks, ray, rook_attacks};
 use shakmaty::{Bitboard, Chess, Move, Piece, Position};
 
 /// True if playing the legal move `m` in `pos` puts the opponent in check.
@@ -27,9 +27,20 @@ pub fn gives_check(pos: &Chess, m: Move) -> bool {
     if attacks(to, Piece { color: us, role }, occupied).contains(king) {
         return true;
     }
-    // Discovered: one of our other pieces sees the king once `from` is empty.
-    // (The piece captured on `to` is the opponent's, so not counted.)
-    !(board.attacks_to(king, us, occupied) & !Bitboard::from(from)).is_empty()
+    // Discovered: one of our sliders sees the king once `from` is empty. The
+    // opponent's king is not in check before our move, so such a slider can
+    // only be behind `from`, on the line from the king through it; a piece
+    // taken on `to` is the opponent's, and `to` is ours after the move.
+    if ray(king, from).is_empty() {
+        return false;
+    }
+    let ours = board.by_color(us) & !Bitboard::from(from);
+    let sliders = if from.rank() == king.rank() || from.file() == king.file() {
+        rook_attacks(king, occupied) & board.rooks_and_queens()
+    } else {
+        bishop_attacks(king, occupied) & board.bishops_and_queens()
+    };
+    !(sliders & ours).is_empty()
 }
 
 #[cfg(test)]
@@ -54,6 +65,13 @@ mod tests {
             "8/8/8/2k5/3Pp3/8/8/4K2B b - d3 0 1",
             "4k3/1P6/8/8/8/8/8/4K2R w K - 0 1",
             "3r4/8/8/8/8/8/3B4/3K2k1 w - - 0 1",
+            // Discoveries along a file, a diagonal and a rank, a slider on the
+            // far side of the king, and a blocked line.
+            "4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1",
+            "7k/8/8/8/3N4/8/1B6/6K1 w - - 0 1",
+            "R2Nk3/8/8/8/8/8/8/6K1 w - - 0 1",
+            "4k3/4n3/8/8/4B3/8/4R3/4K3 b - - 0 1",
+            "1q2k3/8/8/8/8/2P5/1P6/K7 b - - 0 1",
         ];
         let mut checked = 0;
         for fen in fens {
