@@ -116,11 +116,14 @@ impl MovePicker {
         let color = board.turn();
         let killers = hist.killers(p.ply);
         let counter = hist.counter(p.prev[0]);
+        // The table move is looked for only where it was not handed out first
+        // (a castling move, which `decode` leaves to this generation).
+        let tt_move = (handed_out.is_none() && !p.tt_move.is_none()).then_some(p.tt_move);
         // Extended in place: collecting into a new list and moving it here
         // copies the whole 256-entry array.
         self.scores.clear();
         self.scores.extend(self.moves.iter().map(|&m| {
-            if p.tt_move.matches(m) {
+            if tt_move.is_some_and(|t| t.matches(m)) {
                 TT_MOVE
             } else if !is_quiet(m) {
                 let history = if p.use_history { hist.capture_score(color, m) / 16 } else { 0 };
