@@ -56,9 +56,10 @@ enum Command {
         #[command(flatten)]
         filter: FilterArgs,
     },
-    /// Samples one position per game (ply 20 or later) from PGN files (plain
-    /// or zstd) and labels it with a search score; appends the kept ones to
-    /// OUTPUT. Rerun the same command after a kill to go on.
+    /// Samples positions from the games of PGN files (plain or zstd; ply 20
+    /// or later; one a game unless --per-game) and labels them with a search
+    /// score; appends the kept ones to OUTPUT. Rerun the same command after a
+    /// kill to go on.
     Pgn {
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
@@ -68,6 +69,10 @@ enum Command {
         labelling: LabelArgs,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Positions a game: the plies from 20 on cut into this many equal
+        /// runs, one drawn from each (1: the thesis's one a game).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        per_game: u32,
         /// `eval`: labelled records; `pqr`: the thesis's triplets as text
         /// lines `<FEN of P> | <move played> | <random other legal move>`,
         /// which need no labeller.
@@ -504,11 +509,11 @@ fn run(args: Args) -> Result<Outcome, String> {
             }
             println!("wrote {} positions to {} ({to})", written.written, output.display());
         }
-        Command::Pgn { inputs, output, seed, method: MethodArg::Pqr, .. } => {
+        Command::Pgn { inputs, output, seed, per_game, method: MethodArg::Pqr, .. } => {
             let mut lines = String::new();
             let mut count = 0;
             for input in &inputs {
-                tessera_datagen::pgn::sample(input, seed, &mut |s| {
+                tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
                     if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
                         lines += &line;
                         lines.push('\n');
@@ -522,10 +527,10 @@ fn run(args: Args) -> Result<Outcome, String> {
                 .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             println!("wrote {count} triplets to {}", output.display());
         }
-        Command::Pgn { inputs, output, labelling, seed, .. } => {
+        Command::Pgn { inputs, output, labelling, seed, per_game, .. } => {
             let mut samples = Vec::new();
             for input in &inputs {
-                let games = tessera_datagen::pgn::sample(input, seed, &mut |s| {
+                let games = tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
                     samples.push(Listed { pos: s.pos, result: s.result })
                 })?;
                 eprintln!("{}: {games} games", input.display());

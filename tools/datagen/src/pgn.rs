@@ -34,10 +34,13 @@ pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
     Some(format!("{fen} | {} | {}", uci(s.played), uci(other)))
 }
 
-/// Calls `each` with one sampled position per usable game of `path` (read
-/// by `tessera_data::pgn`): finished, from the standard start, every move
-/// legal, longer than [`MIN_PLY`]. Returns how many games the file holds.
-pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
+/// Calls `each` with `per_game` sampled positions of each usable game of
+/// `path` (read by `tessera_data::pgn`): finished, from the standard start,
+/// every move legal, longer than [`MIN_PLY`]. The plies from [`MIN_PLY`] on
+/// are cut into `per_game` runs of (nearly) equal length and one is drawn
+/// from each (`per_game` 1: one ply drawn from them all, the thesis's
+/// sampling). Returns how many games the file holds.
+pub fn sample(path: &Path, seed: u64, per_game: usize, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
     tessera_data::pgn::read_games(path, &mut |game| {
         let (Some(result), false, true) = (game.result, game.set_up, game.complete) else { return };
         if game.moves.len() <= MIN_PLY {
@@ -45,8 +48,15 @@ pub fn sample(path: &Path, seed: u64, each: &mut dyn FnMut(Sampled)) -> Result<u
         }
         // A position with a move played from it: plies MIN_PLY..len.
         let choices = game.moves.len() - MIN_PLY;
-        let ply = MIN_PLY + tessera::rng::Rng::for_item(seed, game.index).below(choices);
-        each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index });
+        let mut rng = tessera::rng::Rng::for_item(seed, game.index);
+        let runs = per_game.max(1);
+        for run in 0..runs {
+            let (low, high) = (run * choices / runs, (run + 1) * choices / runs);
+            if high > low {
+                let ply = MIN_PLY + low + rng.below(high - low);
+                each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index });
+            }
+        }
     })
 }
 
@@ -82,7 +92,7 @@ mod tests {
         text += "[Result \"1-0\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd2 1-0\n\n"; // set-up start
         std::fs::write(&path, &text).unwrap();
         let mut first = Vec::new();
-        let games = sample(&path, 7, &mut |s| first.push(s)).unwrap();
+        let games = sample(&path, 7, 1, &mut |s| first.push(s)).unwrap();
         assert_eq!(games, 43);
         assert_eq!(first.len(), 40);
         for s in &first {
@@ -92,7 +102,7 @@ mod tests {
             assert!(s.pos.is_legal(s.played));
         }
         let mut again = Vec::new();
-        sample(&path, 7, &mut |s| again.push(s)).unwrap();
+        sample(&path, 7, 1, &mut |s| again.push(s)).unwrap();
         assert!(first.iter().zip(&again).all(|(a, b)| a.pos == b.pos));
         for s in &first {
             let line = pqr_line(s, 7).unwrap();
@@ -101,8 +111,22 @@ mod tests {
             assert_ne!(fields[1], fields[2]);
         }
         let mut other = Vec::new();
-        sample(&path, 8, &mut |s| other.push(s)).unwrap();
+        sample(&path, 8, 1, &mut |s| other.push(s)).unwrap();
         assert!(first.iter().zip(&other).any(|(a, b)| a.pos != b.pos), "another seed samples other plies");
+        // Several a game: one from each run of the plies, in order, distinct.
+        let mut four = Vec::new();
+        sample(&path, 7, 4, &mut |s| four.push(s)).unwrap();
+        assert_eq!(four.len(), 40 * 4);
+        for (g, chunk) in four.chunks(4).enumerate() {
+            let plies: Vec<usize> =
+                chunk.iter().map(|s| (s.pos.fullmoves().get() as usize - 1) * 2 + s.pos.turn().is_black() as usize).collect();
+            let len = 30 + chunk[0].game as usize;
+            assert!(plies.windows(2).all(|w| w[0] < w[1]), "game {g}: {plies:?}");
+            for (run, ply) in plies.iter().enumerate() {
+                let (low, high) = (MIN_PLY + run * (len - MIN_PLY) / 4, MIN_PLY + (run + 1) * (len - MIN_PLY) / 4);
+                assert!((low..high).contains(ply), "game {g}, run {run}: {ply} not in {low}..{high}");
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -114,7 +138,7 @@ mod tests {
             return;
         }
         let mut n = 0;
-        let games = sample(&path, 1, &mut |_| n += 1).unwrap();
+        let games = sample(&path, 1, 1, &mut |_| n += 1).unwrap();
         assert_eq!(games, 3970);
         assert!(n > 3000 && n < 3970, "{n} of {games} games sampled");
     }
