@@ -178,6 +178,17 @@ pub struct Args {
     /// Final learning rate of the cosine schedule, as a fraction of --lr.
     #[arg(long, default_value_t = 0.05)]
     pub cosine_floor: f32,
+    /// Warm restarts of the cosine schedule: the run cut into this many
+    /// equal cycles, each from --lr down to its floor (1: one cycle).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub restarts: u32,
+    /// A final phase: the last this many epochs at --final-lr (the schedule
+    /// fitted into the epochs before them).
+    #[arg(long, default_value_t = 0)]
+    pub final_epochs: usize,
+    /// The final phase's learning rate, as a fraction of --lr.
+    #[arg(long, default_value_t = 0.01)]
+    pub final_lr: f32,
     #[arg(long, value_enum, default_value_t = OptimizerArg::Adam)]
     pub optimizer: OptimizerArg,
     /// AdamW's decoupled weight decay.

@@ -82,8 +82,18 @@ impl Adam {
 pub enum Schedule {
     /// `lr · gamma^epoch` (the thesis: gamma 0.99).
     Step { gamma: f32 },
-    /// Cosine from `lr` down to `lr · floor` over the run.
-    Cosine { floor: f32 },
+    /// Cosine from `lr` down to `lr · floor`, over the run or, with
+    /// `restarts` > 1, over each of that many equal cycles (warm restarts:
+    /// back to `lr` at the start of each).
+    Cosine { floor: f32, restarts: usize },
+}
+
+/// A last phase at a low constant rate: its last `epochs` epochs at
+/// `lr · factor`, the schedule fitted into the epochs before it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FinalPhase {
+    pub epochs: usize,
+    pub factor: f32,
 }
 
 impl Schedule {
@@ -91,11 +101,21 @@ impl Schedule {
     pub fn rate(&self, lr: f32, epoch: usize, epochs: usize) -> f32 {
         match *self {
             Schedule::Step { gamma } => lr * gamma.powi(epoch as i32),
-            Schedule::Cosine { floor } => {
-                let progress = epoch as f32 / epochs.max(1) as f32;
+            Schedule::Cosine { floor, restarts } => {
+                let cycle = epochs.max(1).div_ceil(restarts.max(1));
+                let progress = (epoch % cycle) as f32 / cycle as f32;
                 let low = lr * floor;
                 low + (lr - low) * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos())
             }
+        }
+    }
+
+    /// [`Schedule::rate`] with a final low-rate phase, if any.
+    pub fn rate_with(&self, last: Option<FinalPhase>, lr: f32, epoch: usize, epochs: usize) -> f32 {
+        match last {
+            Some(phase) if epoch + phase.epochs >= epochs => lr * phase.factor,
+            Some(phase) => self.rate(lr, epoch, epochs - phase.epochs),
+            None => self.rate(lr, epoch, epochs),
         }
     }
 }
@@ -177,9 +197,19 @@ mod tests {
         let step = Schedule::Step { gamma: 0.99 };
         assert_eq!(step.rate(1.0, 0, 10), 1.0);
         assert!((step.rate(1.0, 2, 10) - 0.9801).abs() < 1e-6);
-        let cosine = Schedule::Cosine { floor: 0.1 };
+        let cosine = Schedule::Cosine { floor: 0.1, restarts: 1 };
         assert_eq!(cosine.rate(1.0, 0, 10), 1.0);
         assert!((cosine.rate(1.0, 5, 10) - 0.55).abs() < 1e-6);
         assert!(cosine.rate(1.0, 9, 10) < 0.13);
+        // Two cycles of five epochs: back to the full rate at epoch 5.
+        let restarts = Schedule::Cosine { floor: 0.1, restarts: 2 };
+        let rates: Vec<f32> = (0..10).map(|e| restarts.rate(1.0, e, 10)).collect();
+        assert_eq!((rates[0], rates[5]), (1.0, 1.0));
+        assert!(rates[1] > rates[4] && rates[6] > rates[9] && (rates[4] - rates[9]).abs() < 1e-6);
+        // A final phase: the last 2 of 10 epochs at 0.01, the cosine over the first 8.
+        let last = Some(FinalPhase { epochs: 2, factor: 0.01 });
+        assert_eq!(cosine.rate_with(last, 1.0, 4, 10), cosine.rate(1.0, 4, 8));
+        assert_eq!((cosine.rate_with(last, 1.0, 8, 10), cosine.rate_with(last, 1.0, 9, 10)), (0.01, 0.01));
+        assert_eq!(cosine.rate_with(None, 1.0, 9, 10), cosine.rate(1.0, 9, 10));
     }
 }

@@ -17,7 +17,7 @@ use crate::checkpoint::{Checkpoint, EpochRecord};
 use crate::data::{self, Method, Samples};
 use crate::loss::Objective;
 use crate::model::{Model, PhaseTimes, Scratch, loss_and_gradient, loss_and_gradient_timed};
-use crate::optim::{Adam, AdamConfig, Schedule, warmup_factor};
+use crate::optim::{Adam, AdamConfig, FinalPhase, Schedule, warmup_factor};
 use crate::sources::{self, ReadSettings};
 use crate::teacher;
 use crate::{Args, MethodArg, OptimizerArg, ScheduleArg, plot};
@@ -91,6 +91,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
     check(args.samples != Some(0), "--samples must be positive")?;
     check(args.validation_permille < 1000, "--validation-permille must be below 1000")?;
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
+    check(args.restarts == 1 || matches!(args.schedule, ScheduleArg::Cosine), "--restarts needs --schedule cosine")?;
+    check(args.final_lr > 0.0 && args.final_lr.is_finite(), "--final-lr must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
     check(!args.pairwise || args.ft.is_multiple_of(2), "--pairwise needs an even --ft")?;
     check((0.0..=1.0).contains(&args.teacher_weight), "--teacher-weight must be within 0 and 1")?;
@@ -220,8 +222,10 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
     let schedule = match args.schedule {
         ScheduleArg::Step => Schedule::Step { gamma: args.gamma },
-        ScheduleArg::Cosine => Schedule::Cosine { floor: args.cosine_floor },
+        ScheduleArg::Cosine => Schedule::Cosine { floor: args.cosine_floor, restarts: args.restarts as usize },
     };
+    check(args.final_epochs < epochs, "--final-epochs must leave epochs before the final phase")?;
+    let final_phase = (args.final_epochs > 0).then_some(FinalPhase { epochs: args.final_epochs, factor: args.final_lr });
     let adam_config = AdamConfig {
         weight_decay: match args.optimizer {
             OptimizerArg::Adam => 0.0,
@@ -333,7 +337,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     };
 
     for epoch in first_epoch..epochs {
-        let lr = schedule.rate(args.lr, epoch, epochs);
+        let lr = schedule.rate_with(final_phase, args.lr, epoch, epochs);
         let bar = ProgressBar::new(train.len() as u64).with_prefix(format!("epoch {}/{}", epoch + 1, epochs));
         bar.set_style(
             ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {per_sec} ETA {eta} {msg}")?

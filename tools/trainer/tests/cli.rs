@@ -200,6 +200,33 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The schedules of a long run: cosine with warm restarts and a final phase
+/// at a low constant rate, each epoch's rate in the loss table.
+#[test]
+fn warm_restarts_and_a_final_low_rate_phase() {
+    let dir = temp_dir("restarts");
+    let data = dir.join("data.txt");
+    write_data(&data, 2_000);
+    let out = dir.join("run");
+    let args = ["--schedule", "cosine", "--cosine-floor", "0.1", "--restarts", "2", "--final-epochs", "2", "--final-lr", "0.01"];
+    run(train(&data, &out, 6, &args));
+    let rates = loss_column(&out, "learning_rate");
+    // Epochs 0-3: two cosine cycles of two epochs from 2e-3; epochs 4-5 at 2e-5.
+    assert_eq!(rates.len(), 6);
+    assert!((rates[0] - 2e-3).abs() < 1e-9 && (rates[2] - 2e-3).abs() < 1e-9, "{rates:?}");
+    assert!(rates[1] < rates[0] && (rates[1] - rates[3]).abs() < 1e-9, "{rates:?}");
+    assert!(rates[4..].iter().all(|r| (r - 2e-5).abs() < 1e-9), "{rates:?}");
+    for (extra, why) in [
+        (&["--restarts", "2"][..], "--restarts needs --schedule cosine"),
+        (&["--final-epochs", "6"][..], "--final-epochs must leave epochs"),
+    ] {
+        let refused = train(&data, &dir.join("refused"), 6, extra).output().unwrap();
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success() && err.contains(why), "{extra:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The mean of the trainer's last line `quantization error on the validation set: mean X cp, …`.
 fn quantization_error(text: &str) -> f64 {
     let line = text.lines().find(|l| l.starts_with("quantization error on the validation set: mean ")).unwrap();
