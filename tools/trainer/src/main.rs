@@ -189,6 +189,11 @@ pub struct Args {
     /// The final phase's learning rate, as a fraction of --lr.
     #[arg(long, default_value_t = 0.01)]
     pub final_lr: f32,
+    /// Also write the net every this many epochs, beside the final one
+    /// (`<net>.e<epoch>.nnue`, the samples seen in its description): a
+    /// length curve's points from one run.
+    #[arg(long)]
+    pub nets_every: Option<usize>,
     #[arg(long, value_enum, default_value_t = OptimizerArg::Adam)]
     pub optimizer: OptimizerArg,
     /// AdamW's decoupled weight decay.

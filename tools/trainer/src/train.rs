@@ -93,6 +93,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     check(args.lr > 0.0 && args.lr.is_finite(), "--lr must be positive")?;
     check(args.restarts == 1 || matches!(args.schedule, ScheduleArg::Cosine), "--restarts needs --schedule cosine")?;
     check(args.final_lr > 0.0 && args.final_lr.is_finite(), "--final-lr must be positive")?;
+    check(args.nets_every != Some(0), "--nets-every must be positive")?;
     let fs: FeatureSet = args.features.parse()?;
     check(!args.pairwise || args.ft.is_multiple_of(2), "--pairwise needs an even --ft")?;
     check((0.0..=1.0).contains(&args.teacher_weight), "--teacher-weight must be within 0 and 1")?;
@@ -439,6 +440,17 @@ pub fn run(args: &Args) -> Result<(), Error> {
         }
         .save(&checkpoint_path)?;
         write_loss_reports(&history)?;
+        // Nets along the way, for a curve of strength against samples seen.
+        if let Some(every) = args.nets_every
+            && (epoch + 1) % every == 0
+            && epoch + 1 < epochs
+        {
+            let seen = (epoch + 1) as u64 * train.len() as u64;
+            let description = format!("{} | after epoch {} of {epochs}, {seen} samples seen", command_line(), epoch + 1);
+            let float = trained_model(&model, &mut rounded, args.quantization_aware).to_float();
+            let path = net_path.with_extension(format!("e{}.nnue", epoch + 1));
+            write_atomically(&path, &float.quantize(&description).to_bytes())?;
+        }
     }
     // A run killed between its last checkpoint and its reports resumes with
     // no epoch left to train: the reports are still rewritten from the
@@ -502,7 +514,7 @@ fn secs(since: Instant) -> f64 {
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp: PathBuf = path.with_extension("nnue.tmp");
+    let tmp: PathBuf = path.with_extension("tmp");
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }

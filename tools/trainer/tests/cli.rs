@@ -209,8 +209,19 @@ fn warm_restarts_and_a_final_low_rate_phase() {
     write_data(&data, 2_000);
     let out = dir.join("run");
     let args = ["--schedule", "cosine", "--cosine-floor", "0.1", "--restarts", "2", "--final-epochs", "2", "--final-lr", "0.01"];
-    run(train(&data, &out, 6, &args));
+    run(train(&data, &out, 6, &[&args[..], &["--nets-every", "2"]].concat()));
     let rates = loss_column(&out, "learning_rate");
+    // The nets along the way: after epochs 2 and 4 (the 6th is the run's own).
+    let mut along: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".e") && n.ends_with(".nnue"))
+        .collect();
+    along.sort();
+    assert_eq!(along.len(), 2, "{along:?}");
+    assert!(along[0].ends_with(".e2.nnue") && along[1].ends_with(".e4.nnue"), "{along:?}");
+    let net = tessera::nnue::network::Network::from_bytes(&std::fs::read(out.join(&along[0])).unwrap()).unwrap();
+    assert!(net.description.contains("after epoch 2 of 6"), "{}", net.description);
     // Epochs 0-3: two cosine cycles of two epochs from 2e-3; epochs 4-5 at 2e-5.
     assert_eq!(rates.len(), 6);
     assert!((rates[0] - 2e-3).abs() < 1e-9 && (rates[2] - 2e-3).abs() < 1e-9, "{rates:?}");
