@@ -1,9 +1,11 @@
 //! Tessera's training data, apart from the tools that make and read it (as
 //! bullet keeps its formats apart from its trainer): the 32-byte binary
-//! record, the text line `<FEN> | <score> | <result>`, files of either that
-//! survive a kill (zstd read transparently), and the position filter the
-//! trainer and datagen share. One implementation of each: `tessera-datagen`
-//! writes through it, `tessera-trainer` reads through it.
+//! record, the text line `<FEN> | <score> | <result>`, FEN/EPD position lines,
+//! PGN games, and the formats other engines' tools share (Stockfish's
+//! binpack, viriformat, bulletformat) behind one reader and one writer; the
+//! position filter. One implementation of each: `tessera-datagen` writes
+//! through it, `tessera-trainer` reads through it, and the engine's
+//! `features --stats` reads its files with it (without the exchange formats).
 
 pub mod filter;
 #[cfg(feature = "exchange")]
