@@ -109,6 +109,19 @@ pub(crate) fn standard_position(
     halfmoves: u32,
     fullmoves: NonZeroU32,
 ) -> Result<Chess, String> {
+    position_of_parts(board, turn, castling_rights, ep_square, (halfmoves, fullmoves), CastlingMode::Standard)
+}
+
+/// [`standard_position`] with castling rights read in `mode` (Chess960: any
+/// rook square).
+pub(crate) fn position_of_parts(
+    board: Board,
+    turn: Color,
+    castling_rights: Bitboard,
+    ep_square: Option<Square>,
+    (halfmoves, fullmoves): (u32, NonZeroU32),
+    mode: CastlingMode,
+) -> Result<Chess, String> {
     let setup = Setup {
         board,
         promoted: Bitboard::EMPTY,
@@ -120,10 +133,9 @@ pub(crate) fn standard_position(
         halfmoves,
         fullmoves,
     };
-    let pos = Chess::from_setup(setup.clone(), CastlingMode::Standard).map_err(|e| e.to_string())?;
+    let pos = Chess::from_setup(setup.clone(), mode).map_err(|e| e.to_string())?;
     if setup.ep_square.is_some() && pos.ep_square(EnPassantMode::Legal).is_none() {
-        return Chess::from_setup(Setup { ep_square: None, ..setup }, CastlingMode::Standard)
-            .map_err(|e| e.to_string());
+        return Chess::from_setup(Setup { ep_square: None, ..setup }, mode).map_err(|e| e.to_string());
     }
     Ok(pos)
 }

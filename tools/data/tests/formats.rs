@@ -226,6 +226,24 @@ fn damage_is_an_error_that_says_where() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// A viriformat game whose board has no king: an error naming the game and
+/// the byte (the crate's own unpacking would read outside its tables).
+#[test]
+fn a_viriformat_board_without_a_king_is_refused() {
+    let d = dir("kingless");
+    let path = d.join("k.vf");
+    let mut bytes = vec![0u8; 32];
+    bytes[..8].copy_from_slice(&(1u64 << 8).to_le_bytes()); // a white pawn on a2, nothing else
+    bytes[24] = 64; // white to move, no en passant square
+    bytes[26] = 1; // full move 1
+    bytes[30] = 1; // a draw
+    bytes.extend_from_slice(&[0; 4]); // no moves
+    std::fs::write(&path, &bytes).unwrap();
+    let err = formats::read(&path, Format::Viriformat, &mut |_| {}).unwrap_err();
+    assert!(err.contains("k.vf: game 0 at byte 0") && err.contains("illegal position"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// A run written in pieces (synced, then appended to after a restart) reads
 /// as one; the positions that only carry a game on are skipped by readers.
 #[test]

@@ -59,7 +59,8 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
             report.unscored += 1;
             continue;
         }
-        match entry_of(&raw) {
+        // The crate's accessors of the entry may panic on what it decoded too.
+        match quietly(|| entry_of(&raw)).and_then(|entry| entry) {
             Ok(entry) => {
                 report.records += 1;
                 each(entry);
@@ -107,7 +108,9 @@ fn entry_of(raw: &TrainingDataEntry) -> Result<Entry, String> {
         (-1, true) | (1, false) => 0,
         (other, _) => return Err(format!("result {other} (−1, 0 or 1)")),
     };
-    let played = move_of(&pos, &raw.mv).map_err(|e| format!("move {}: {e}", raw.mv.as_uci()))?;
+    // (Not the crate's `as_uci`, which panics on a malformed move.)
+    let played = move_of(&pos, &raw.mv)
+        .map_err(|e| format!("move from square {} to {}: {e}", raw.mv.from().index(), raw.mv.to().index()))?;
     Ok(Entry { record: Record { pos, score, result }, played: Some(played) })
 }
 

@@ -10,17 +10,19 @@ use std::path::{Path, PathBuf};
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
+use std::num::NonZeroU32;
+
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square};
 use viriformat::chess::board::{Board as ViriBoard, DrawType, GameOutcome, WinType};
 use viriformat::chess::chessmove::{Move as ViriMove, MoveFlags};
-use viriformat::chess::piece::{Colour, PieceType};
+use viriformat::chess::piece::PieceType;
 use viriformat::chess::types::Square as ViriSquare;
-use viriformat::dataformat::{Game, WDL};
+use viriformat::dataformat::Game;
 
 use super::Entry;
 use super::chain::{Chained, Link, LinkSink};
 use crate::guard::quietly;
-use crate::record::Record;
+use crate::record::{Record, position_of_parts};
 use crate::store::ReadReport;
 
 /// Counts the bytes read, for errors that say where.
@@ -68,13 +70,7 @@ pub fn read(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, Stri
 }
 
 fn entries_of(game: &Game) -> Result<Vec<Entry>, String> {
-    let board = game.initial_position();
-    let result = match game.outcome() {
-        WDL::Win => 2,
-        WDL::Draw => 1,
-        WDL::Loss => 0,
-    };
-    let mut pos = chess_of(&board)?;
+    let (mut pos, result) = header(&game.initial_position.as_bytes())?;
     let mut entries = Vec::with_capacity(game.len());
     for (mv, eval) in &game.moves {
         let played = move_of(&pos, *mv)?;
@@ -84,31 +80,49 @@ fn entries_of(game: &Game) -> Result<Vec<Entry>, String> {
     Ok(entries)
 }
 
-fn square(sq: ViriSquare) -> Square {
-    Square::new(u32::from(sq.inner()))
+/// The game's start and result (white's view) from its 32-byte marlinformat
+/// header: occupancy (u64), a nibble a piece in square order (colour × 8 +
+/// pawn 0 … king 5, or 6 for a rook that may still castle), side to move and
+/// en passant square (bit 7, bits 0–6; 64 for none), halfmove clock,
+/// fullmove number (u16), score, result (0 black won, 1 draw, 2 white won).
+/// Decoded here rather than by the crate, which trusts the bytes: a board
+/// without a king reads outside its tables, which no guard can catch (found
+/// by the `data_formats` fuzz target).
+fn header(bytes: &[u8; 32]) -> Result<(Chess, u8), String> {
+    const ROLES: [Role; 7] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Rook];
+    let occupied = Bitboard(u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes")));
+    if occupied.count() > 32 {
+        return Err(format!("{} pieces", occupied.count()));
+    }
+    let mut board = Board::empty();
+    let mut castling_rooks = Bitboard::EMPTY;
+    for (i, sq) in occupied.into_iter().enumerate() {
+        let nibble = (bytes[8 + i / 2] >> (4 * (i % 2))) & 0xF;
+        let role = *ROLES.get(usize::from(nibble & 7)).ok_or_else(|| format!("piece code {nibble}"))?;
+        if nibble & 7 == 6 {
+            castling_rooks |= sq;
+        }
+        board.set_piece_at(sq, Piece { color: if nibble & 8 == 0 { Color::White } else { Color::Black }, role });
+    }
+    let turn = if bytes[24] & 0x80 == 0 { Color::White } else { Color::Black };
+    let ep_square = match bytes[24] & 0x7f {
+        64 => None,
+        s @ 0..64 => Some(Square::new(u32::from(s))),
+        s => return Err(format!("en passant square {s}")),
+    };
+    let fullmoves = NonZeroU32::new(u32::from(u16::from_le_bytes([bytes[26], bytes[27]]))).unwrap_or(NonZeroU32::MIN);
+    let result = match bytes[30] {
+        r @ 0..=2 => r,
+        r => return Err(format!("result {r}")),
+    };
+    let clocks = (u32::from(bytes[25]), fullmoves);
+    let pos = position_of_parts(board, turn, castling_rooks, ep_square, clocks, CastlingMode::Chess960)
+        .map_err(|e| format!("illegal position: {e}"))?;
+    Ok((pos, result))
 }
 
-/// The board as a position: its FEN, with the castling field in Shredder
-/// letters from the rooks' squares (the crate prints KQkq whatever they are).
-fn chess_of(board: &ViriBoard) -> Result<Chess, String> {
-    let fen = board.to_string();
-    let fields: Vec<&str> = fen.split_whitespace().collect();
-    if fields.len() != 6 {
-        return Err(format!("bad board '{fen}'"));
-    }
-    let rights = board.castling_rights();
-    let mut castling = String::new();
-    for (side, upper) in [(Colour::White, true), (Colour::Black, false)] {
-        for rook in [rights.kingside(side), rights.queenside(side)].into_iter().flatten() {
-            let letter = (b'a' + rook.inner() % 8) as char;
-            castling.push(if upper { letter.to_ascii_uppercase() } else { letter });
-        }
-    }
-    if castling.is_empty() {
-        castling.push('-');
-    }
-    let fen = format!("{} {} {castling} {} {} {}", fields[0], fields[1], fields[3], fields[4], fields[5]);
-    crate::text::parse_fen(&fen, CastlingMode::Chess960).map_err(|e| format!("{fen}: {e}"))
+fn square(sq: ViriSquare) -> Square {
+    Square::new(u32::from(sq.inner()))
 }
 
 fn move_of(pos: &Chess, mv: ViriMove) -> Result<Move, String> {
