@@ -118,8 +118,10 @@ mod tests {
         sample(&path, 7, 4, &mut |s| four.push(s)).unwrap();
         assert_eq!(four.len(), 40 * 4);
         for (g, chunk) in four.chunks(4).enumerate() {
-            let plies: Vec<usize> =
-                chunk.iter().map(|s| (s.pos.fullmoves().get() as usize - 1) * 2 + s.pos.turn().is_black() as usize).collect();
+            let plies: Vec<usize> = chunk
+                .iter()
+                .map(|s| (s.pos.fullmoves().get() as usize - 1) * 2 + s.pos.turn().is_black() as usize)
+                .collect();
             let len = 30 + chunk[0].game as usize;
             assert!(plies.windows(2).all(|w| w[0] < w[1]), "game {g}: {plies:?}");
             for (run, ply) in plies.iter().enumerate() {

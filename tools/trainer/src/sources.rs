@@ -531,7 +531,7 @@ mod tests {
                 }
                 let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
                 let result = ["0.0", "0.5", "1.0"][game % 3];
-                text += &format!("{fen} | {} | {result}\n", (ply * 53 % 1200) as i32 - 600);
+                text += &format!("{fen} | {} | {result}\n", ply * 53 % 1200 - 600);
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 pos.play_unchecked(legal[(state >> 33) as usize % legal.len()]);
             }

@@ -226,7 +226,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
         ScheduleArg::Cosine => Schedule::Cosine { floor: args.cosine_floor, restarts: args.restarts as usize },
     };
     check(args.final_epochs < epochs, "--final-epochs must leave epochs before the final phase")?;
-    let final_phase = (args.final_epochs > 0).then_some(FinalPhase { epochs: args.final_epochs, factor: args.final_lr });
+    let final_phase =
+        (args.final_epochs > 0).then_some(FinalPhase { epochs: args.final_epochs, factor: args.final_lr });
     let adam_config = AdamConfig {
         weight_decay: match args.optimizer {
             OptimizerArg::Adam => 0.0,
@@ -446,7 +447,8 @@ pub fn run(args: &Args) -> Result<(), Error> {
             && epoch + 1 < epochs
         {
             let seen = (epoch + 1) as u64 * train.len() as u64;
-            let description = format!("{} | after epoch {} of {epochs}, {seen} samples seen", command_line(), epoch + 1);
+            let description =
+                format!("{} | after epoch {} of {epochs}, {seen} samples seen", command_line(), epoch + 1);
             let float = trained_model(&model, &mut rounded, args.quantization_aware).to_float();
             let path = net_path.with_extension(format!("e{}.nnue", epoch + 1));
             write_atomically(&path, &float.quantize(&description).to_bytes())?;

@@ -208,7 +208,18 @@ fn warm_restarts_and_a_final_low_rate_phase() {
     let data = dir.join("data.txt");
     write_data(&data, 2_000);
     let out = dir.join("run");
-    let args = ["--schedule", "cosine", "--cosine-floor", "0.1", "--restarts", "2", "--final-epochs", "2", "--final-lr", "0.01"];
+    let args = [
+        "--schedule",
+        "cosine",
+        "--cosine-floor",
+        "0.1",
+        "--restarts",
+        "2",
+        "--final-epochs",
+        "2",
+        "--final-lr",
+        "0.01",
+    ];
     run(train(&data, &out, 6, &[&args[..], &["--nets-every", "2"]].concat()));
     let rates = loss_column(&out, "learning_rate");
     // The nets along the way: after epochs 2 and 4 (the 6th is the run's own).

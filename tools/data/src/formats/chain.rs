@@ -24,7 +24,7 @@ pub struct Chain {
 impl Chain {
     /// Takes the next entry; gives back the one before it, ready (`Err` with
     /// the reason for one that cannot be stored: no legal move).
-    pub fn push(&mut self, next: Entry) -> Option<Result<Link, (Entry, String)>> {
+    pub fn push(&mut self, next: Entry) -> Option<Result<Link, String>> {
         let previous = self.pending.replace(next)?;
         let next = self.pending.as_ref().expect("just set");
         let same_game = previous.record.result == next.record.result;
@@ -33,12 +33,12 @@ impl Chain {
     }
 
     /// The last entry, ready.
-    pub fn finish(&mut self) -> Option<Result<Link, (Entry, String)>> {
+    pub fn finish(&mut self) -> Option<Result<Link, String>> {
         self.pending.take().map(|last| link(last, None))
     }
 }
 
-fn link(entry: Entry, leads: Option<Move>) -> Result<Link, (Entry, String)> {
+fn link(entry: Entry, leads: Option<Move>) -> Result<Link, String> {
     // A move the entry came with is kept; it continues the game only if it is
     // the move that leads to the next entry.
     let played = match (entry.played, leads) {
@@ -50,7 +50,7 @@ fn link(entry: Entry, leads: Option<Move>) -> Result<Link, (Entry, String)> {
         Some(played) => Ok(Link { continues: leads == Some(played), played, entry }),
         None => {
             let fen = shakmaty::fen::Fen::from_position(&entry.record.pos, EnPassantMode::Legal);
-            Err((entry, format!("{fen}: no legal move, and this format stores the move played from each position")))
+            Err(format!("{fen}: no legal move, and this format stores the move played from each position"))
         }
     }
 }
@@ -99,10 +99,10 @@ impl<S: LinkSink> Chained<S> {
         Chained { chain: Chain::default(), sink, report: WriteReport::default() }
     }
 
-    fn take(&mut self, link: Option<Result<Link, (Entry, String)>>) -> Result<(), String> {
+    fn take(&mut self, link: Option<Result<Link, String>>) -> Result<(), String> {
         match link {
             None => {}
-            Some(Err((_, why))) => self.report.skip(why),
+            Some(Err(why)) => self.report.skip(why),
             Some(Ok(link)) => match self.sink.store(link)? {
                 None => self.report.written += 1,
                 Some(why) => self.report.skip(why),
