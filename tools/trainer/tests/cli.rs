@@ -200,6 +200,38 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The same positions as text, records, binpack and viriformat train to the
+/// same losses, epoch by epoch, and the same net.
+#[test]
+fn every_format_trains_to_the_same_net() {
+    use tessera_data::formats::{self, Format};
+    let dir = temp_dir("formats");
+    let text = dir.join("data.txt");
+    write_data(&text, 3_000);
+    let mut runs = Vec::new();
+    for name in ["data.txt", "data.bin", "data.binpack", "data.vf"] {
+        let data = dir.join(name);
+        if name != "data.txt" {
+            let mut writer = formats::create(&data, Format::of_path(&data)).unwrap();
+            formats::read(&text, Format::Text, &mut |e| writer.write(&e).unwrap()).unwrap();
+            writer.finish().unwrap();
+        }
+        let out = dir.join(format!("run-{name}"));
+        run(train(&data, &out, 2, &[]));
+        let net = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "nnue"))
+            .unwrap();
+        runs.push((name, loss_column(&out, "validation_loss"), tensors(&net)));
+    }
+    for (name, losses, net) in &runs[1..] {
+        assert_eq!(losses, &runs[0].1, "{name}: validation losses");
+        assert!(net == &runs[0].2, "{name}: the net's weights");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The schedules of a long run: cosine with warm restarts and a final phase
 /// at a low constant rate, each epoch's rate in the loss table.
 #[test]
