@@ -8,6 +8,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use shakmaty::CastlingMode;
+
 use crate::record::{RECORD_SIZE, Record};
 
 /// The first bytes of every zstd frame.
@@ -47,61 +49,77 @@ impl ReadReport {
 /// A binary file with more than one damaged record in this many is refused.
 const DAMAGED_SHARE_REFUSED: u64 = 100;
 
-/// Calls `each` with every good record of `path`, in order. A binary file
-/// with more than 1% damaged records is refused (an error naming the file),
-/// after `each` has seen its good ones.
-pub fn read_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadReport, String> {
+/// Calls `each` with every good record of `path`, in order: binary records
+/// for a `.bin` name ([`read_binary_records`]), else text lines with standard
+/// castling, all a record stores ([`read_text_records`]).
+pub fn read_records(path: &Path, each: impl FnMut(Record)) -> Result<ReadReport, String> {
+    if is_binary(path) {
+        read_binary_records(path, each)
+    } else {
+        read_text_records(path, CastlingMode::Standard, each)
+    }
+}
+
+/// Calls `each` with every good 32-byte record of `path`, whatever its name.
+/// A file with more than 1% damaged records is refused (an error naming the
+/// file), after `each` has seen its good ones.
+pub fn read_binary_records(path: &Path, mut each: impl FnMut(Record)) -> Result<ReadReport, String> {
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let mut report = ReadReport::default();
-    if is_binary(path) {
-        let mut reader = BufReader::new(File::open(path).map_err(io)?);
-        let mut buf = [0u8; RECORD_SIZE];
-        let mut index = 0u64;
-        loop {
-            let mut filled = 0;
-            while filled < RECORD_SIZE {
-                match reader.read(&mut buf[filled..]).map_err(io)? {
-                    0 => break,
-                    n => filled += n,
-                }
+    let mut reader = BufReader::new(File::open(path).map_err(io)?);
+    let mut buf = [0u8; RECORD_SIZE];
+    let mut index = 0u64;
+    loop {
+        let mut filled = 0;
+        while filled < RECORD_SIZE {
+            match reader.read(&mut buf[filled..]).map_err(io)? {
+                0 => break,
+                n => filled += n,
             }
-            if filled < RECORD_SIZE {
-                report.truncated_tail = filled as u64;
-                break;
-            }
-            match Record::decode(&buf) {
-                Ok(r) => {
-                    report.records += 1;
-                    each(r);
-                }
-                Err(e) => report.reject(format!("{} record {index}: {e}", path.display())),
-            }
-            index += 1;
         }
-        // A record damaged now and then (a bad sector) is skipped; a file
-        // where many are is not what it claims to be.
-        let read = report.records + report.rejected;
-        if report.rejected * DAMAGED_SHARE_REFUSED > read {
-            return Err(format!(
-                "{}: {} of {read} records damaged (first: {}): not a file of tessera-datagen records, or a damaged one",
-                path.display(),
-                report.rejected,
-                report.first_rejection.as_deref().unwrap_or("-"),
-            ));
+        if filled < RECORD_SIZE {
+            report.truncated_tail = filled as u64;
+            break;
         }
-    } else {
-        for (n, line) in open_text(path).map_err(io)?.lines().enumerate() {
-            let line = line.map_err(io)?;
-            if line.trim().is_empty() {
-                continue;
+        match Record::decode(&buf) {
+            Ok(r) => {
+                report.records += 1;
+                each(r);
             }
-            match Record::from_text(&line) {
-                Ok(r) => {
-                    report.records += 1;
-                    each(r);
-                }
-                Err(e) => report.reject(format!("{}:{}: {e}", path.display(), n + 1)),
+            Err(e) => report.reject(format!("{} record {index}: {e}", path.display())),
+        }
+        index += 1;
+    }
+    // A record damaged now and then (a bad sector) is skipped; a file
+    // where many are is not what it claims to be.
+    let read = report.records + report.rejected;
+    if report.rejected * DAMAGED_SHARE_REFUSED > read {
+        return Err(format!(
+            "{}: {} of {read} records damaged (first: {}): not a file of tessera-datagen records, or a damaged one",
+            path.display(),
+            report.rejected,
+            report.first_rejection.as_deref().unwrap_or("-"),
+        ));
+    }
+    Ok(report)
+}
+
+/// Calls `each` with every good text line of `path` (plain or zstd) as a
+/// record, castling rights read in `mode`; bad lines are skipped and counted.
+pub fn read_text_records(path: &Path, mode: CastlingMode, mut each: impl FnMut(Record)) -> Result<ReadReport, String> {
+    let mut report = ReadReport::default();
+    let lines = open_text(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.lines();
+    for (n, line) in lines.enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match crate::text::parse_line(&line, mode).and_then(Record::from_line) {
+            Ok(r) => {
+                report.records += 1;
+                each(r);
             }
+            Err(e) => report.reject(format!("{}:{}: {e}", path.display(), n + 1)),
         }
     }
     Ok(report)

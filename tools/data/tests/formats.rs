@@ -289,6 +289,21 @@ fn synced_pieces_append_into_one_file_and_unscored_positions_are_skipped() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The format asked for is the one read, whatever the name says
+/// (`convert --from`).
+#[test]
+fn records_and_text_are_read_as_asked_whatever_the_name() {
+    let d = dir("asked");
+    let entries: Vec<Entry> = sample().into_iter().take(50).map(Entry::from).collect();
+    write(&d.join("a.bin"), Format::Record, &entries);
+    write(&d.join("a.txt"), Format::Text, &entries);
+    std::fs::rename(d.join("a.bin"), d.join("records.dat")).unwrap();
+    std::fs::rename(d.join("a.txt"), d.join("lines.bin")).unwrap();
+    assert_eq!(read(&d.join("records.dat"), Format::Record).len(), 50);
+    assert_eq!(read(&d.join("lines.bin"), Format::Text).len(), 50);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn a_format_is_known_by_its_name() {
     for (name, format) in [

@@ -30,7 +30,6 @@ mod chain;
 pub mod viri;
 
 use std::fmt;
-use std::io::BufRead;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -145,33 +144,13 @@ impl From<Record> for Entry {
 /// where in it.
 pub fn read(path: &Path, format: Format, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, String> {
     match format {
-        Format::Record => store::read_records(path, |r| each(r.into())),
-        Format::Text => read_text(path, each),
+        // By the format asked for, whatever the file's name says.
+        Format::Record => store::read_binary_records(path, |r| each(r.into())),
+        Format::Text => store::read_text_records(path, CastlingMode::Chess960, |r| each(r.into())),
         Format::Binpack => binpack::read(path, each),
         Format::Viriformat => viri::read(path, each),
         Format::Bulletformat => bullet::read(path, each),
     }
-}
-
-/// Text lines with Chess960 castling accepted (the record reader's text
-/// path takes standard castling only, which is all a record can store).
-fn read_text(path: &Path, each: &mut dyn FnMut(Entry)) -> Result<ReadReport, String> {
-    let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let mut report = ReadReport::default();
-    for (n, line) in store::open_text(path).map_err(io)?.lines().enumerate() {
-        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match crate::text::parse_line(&line, CastlingMode::Chess960).and_then(Record::from_line) {
-            Ok(r) => {
-                report.records += 1;
-                each(r.into());
-            }
-            Err(e) => report.reject(format!("{}:{}: {e}", path.display(), n + 1)),
-        }
-    }
-    Ok(report)
 }
 
 /// What writing a file did.
