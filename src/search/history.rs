@@ -77,8 +77,23 @@ impl Default for Histories {
 }
 
 fn butterfly_index(color: Color, m: Move) -> usize {
-    let from = m.from().unwrap_or(Square::A1) as usize;
-    color as usize * 4096 + from * 64 + m.to() as usize
+    butterfly_slot(color, m.from().unwrap_or(Square::A1), m.to())
+}
+
+fn butterfly_slot(color: Color, from: Square, to: Square) -> usize {
+    color as usize * 4096 + from as usize * 64 + to as usize
+}
+
+/// A quiet move's continuation key and butterfly index, a plain move's read
+/// from one match on its kind (each accessor of `Move` matches again): the
+/// move orderer asks them of every quiet move it generates.
+fn quiet_keys(color: Color, m: Move) -> (PieceTo, usize) {
+    match m {
+        Move::Normal { role, from, to, .. } => {
+            (PieceTo { piece: piece_index(role.of(color)), to: to as usize }, butterfly_slot(color, from, to))
+        }
+        _ => (PieceTo::of(color, m), butterfly_index(color, m)),
+    }
 }
 
 fn capture_index(color: Color, m: Move) -> usize {
@@ -96,16 +111,7 @@ impl Histories {
     }
 
     pub fn quiet_score(&self, color: Color, m: Move, prev: [Option<PieceTo>; 2]) -> i32 {
-        // A plain move's squares and piece read once (each accessor of
-        // `Move` matches on its kind again): the move orderer asks this of
-        // every quiet move it generates. Castling takes the general path.
-        let (cur, butterfly) = match m {
-            Move::Normal { role, from, to, .. } => (
-                PieceTo { piece: color as usize * 6 + role as usize - 1, to: to as usize },
-                color as usize * 4096 + from as usize * 64 + to as usize,
-            ),
-            _ => (PieceTo::of(color, m), butterfly_index(color, m)),
-        };
+        let (cur, butterfly) = quiet_keys(color, m);
         let mut score = self.butterfly[butterfly] as i32;
         if let Some(p) = prev[0] {
             score += self.continuation[continuation_index(p, cur)] as i32;
@@ -121,8 +127,8 @@ impl Histories {
     }
 
     pub fn update_quiet(&mut self, color: Color, m: Move, prev: [Option<PieceTo>; 2], bonus: i32) {
-        gravity(&mut self.butterfly[butterfly_index(color, m)], bonus);
-        let cur = PieceTo::of(color, m);
+        let (cur, butterfly) = quiet_keys(color, m);
+        gravity(&mut self.butterfly[butterfly], bonus);
         for p in prev.into_iter().flatten() {
             gravity(&mut self.continuation[continuation_index(p, cur)], bonus);
         }
