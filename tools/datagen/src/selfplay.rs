@@ -195,10 +195,11 @@ pub fn play_game(
     }
     player.new_game(&start)?;
 
-    // Candidates: (ply in `played_game`, position, score from white's view).
+    // Where the engines start: the whole game of `GameRecords::game` is this
+    // position and the moves after the opening's.
+    let (engine_start, opening_plies) = (pos.clone(), moves.len());
+    // Candidates: (engine ply, position, score from white's view).
     let mut kept: Vec<(usize, Chess, i32)> = Vec::new();
-    // Each engine ply: the position and the move played from it.
-    let mut played_game: Vec<(Chess, Move)> = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
     let (mut winning, mut quiet) = (0usize, 0usize);
     let mut ply = 0usize;
@@ -246,7 +247,7 @@ pub fn play_game(
             && !best.is_promotion()
             && !(config.skip_capture && has_winning_capture(&pos, see_ge))
         {
-            kept.push((played_game.len(), pos.clone(), cp));
+            kept.push((ply, pos.clone(), cp));
         }
         let (magnitude, white_ahead) = match white {
             Some(Score::Cp(cp)) => (cp.abs(), cp > 0),
@@ -270,7 +271,6 @@ pub fn play_game(
             best
         };
         moves.push(played);
-        played_game.push((pos.clone(), played));
         pos.play_unchecked(played);
         ply += 1;
     };
@@ -297,24 +297,21 @@ pub fn play_game(
             }
         };
         let score = score.clamp(-32767, 32767) as i16;
-        scores.insert(index, (pos.clone(), score));
+        // A whole game's scores stay clear of NO_SCORE's magnitude.
+        scores.insert(index, score.clamp(-32000, 32000));
         records.push(Record { pos, score, result });
     }
-    // A whole game's scores stay clear of NO_SCORE's magnitude.
-    let game_score = |s: i16| s.clamp(-32000, 32000);
-    let mut game: Vec<Entry> = played_game
-        .into_iter()
-        .enumerate()
-        .map(|(i, (pos, m))| {
-            let score = scores.get(&i).map_or(NO_SCORE, |(_, s)| game_score(*s));
-            Entry { record: Record { pos, score, result }, played: Some(m) }
-        })
-        .collect();
+    let mut at = engine_start;
+    let mut game = Vec::with_capacity(ply + 1);
+    for (i, &m) in moves[opening_plies..].iter().enumerate() {
+        let score = scores.get(&i).copied().unwrap_or(NO_SCORE);
+        game.push(Entry { record: Record { pos: at.clone(), score, result }, played: Some(m) });
+        at.play_unchecked(m);
+    }
     // A position kept where the game then ended (adjudicated) has no move
     // played: the writer picks one.
-    let last = game.len();
-    if let Some((pos, s)) = scores.remove(&last) {
-        game.push(Entry { record: Record { pos, score: game_score(s), result }, played: None });
+    if let Some(&score) = scores.get(&ply) {
+        game.push(Entry { record: Record { pos: at, score, result }, played: None });
     }
     Ok(GameRecords { records, game, plies: ply, result })
 }
