@@ -1,6 +1,9 @@
 //! Dense int8 layer: `out[o] = bias[o] + Σ input[k] · weights[o][k]`, with
 //! unsigned 8-bit inputs (0..127) and signed 8-bit weights.
 
+#[cfg(tessera_avx2)]
+use std::mem::MaybeUninit;
+
 pub fn affine_scalar(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32]) {
     let n = input.len();
     for (o, (b, result)) in bias.iter().zip(out.iter_mut()).enumerate() {
@@ -214,9 +217,9 @@ unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], b
     // First the indices of the non-zero groups of 4 inputs, then the sums
     // over them two at a time into two sets of registers: `vpdpbusd` chains
     // on its accumulator, and two chains hide half of its latency.
-    let mut nonzero_groups = [0u16; MAX_SPARSE_GROUPS + 8];
+    let mut buffer = [MaybeUninit::uninit(); MAX_SPARSE_GROUPS + 8];
     // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
-    let count = unsafe { nonzero_groups_of(input, &mut nonzero_groups) };
+    let nonzero_groups = unsafe { nonzero_groups_of(input, &mut buffer) };
     let (mut first, mut second) = ([zero; G], [zero; G]);
     // SAFETY (both helpers' callers below): every listed k < input.len() / 4,
     // so the 4 bytes at 4k are in `input` and the outputs·4 weights at
@@ -230,14 +233,13 @@ unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], b
             *sum = _mm256_dpbusd_avx_epi32(*sum, x, w);
         }
     };
-    let mut i = 0;
-    while i + 1 < count {
-        add(&mut first, nonzero_groups[i] as usize);
-        add(&mut second, nonzero_groups[i + 1] as usize);
-        i += 2;
+    let pairs = nonzero_groups.chunks_exact(2);
+    if let &[last] = pairs.remainder() {
+        add(&mut first, last as usize);
     }
-    if i < count {
-        add(&mut first, nonzero_groups[i] as usize);
+    for pair in pairs {
+        add(&mut first, pair[0] as usize);
+        add(&mut second, pair[1] as usize);
     }
     for g in 0..G {
         // SAFETY: bias and out hold 8·G values; unaligned load and store.
@@ -259,7 +261,7 @@ unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], b
 #[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn nonzero_groups_of(input: &[u8], groups: &mut [u16; MAX_SPARSE_GROUPS + 8]) -> usize {
+unsafe fn nonzero_groups_of<'a>(input: &[u8], groups: &'a mut [MaybeUninit<u16>; MAX_SPARSE_GROUPS + 8]) -> &'a [u16] {
     use std::arch::x86_64::*;
     assert!(input.len() / 4 <= MAX_SPARSE_GROUPS, "sparse layer wider than {} inputs", 4 * MAX_SPARSE_GROUPS);
     let zero = _mm256_setzero_si256();
@@ -280,7 +282,8 @@ unsafe fn nonzero_groups_of(input: &[u8], groups: &mut [u16; MAX_SPARSE_GROUPS +
         }
         base = _mm_add_epi16(base, eight);
     }
-    count
+    // SAFETY: the stores above wrote every index before `count`.
+    unsafe { std::slice::from_raw_parts(groups.as_ptr() as *const u16, count) }
 }
 
 /// [`affine_sparse_vnni`] on 512-bit registers (AVX-512 VNNI): 16 outputs a
@@ -295,9 +298,9 @@ unsafe fn nonzero_groups_of(input: &[u8], groups: &mut [u16; MAX_SPARSE_GROUPS +
 unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
     use std::arch::x86_64::*;
     let outputs = 16 * Z;
-    let mut nonzero_groups = [0u16; MAX_SPARSE_GROUPS + 8];
+    let mut buffer = [MaybeUninit::uninit(); MAX_SPARSE_GROUPS + 8];
     // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
-    let count = unsafe { nonzero_groups_of(input, &mut nonzero_groups) };
+    let nonzero_groups = unsafe { nonzero_groups_of(input, &mut buffer) };
     let zero = _mm512_setzero_si512();
     let mut chains = [[zero; Z]; 4];
     // SAFETY: every listed k < input.len() / 4, so the 4 bytes at 4k are in
@@ -312,16 +315,14 @@ unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8],
             *sum = _mm512_dpbusd_epi32(*sum, x, w);
         }
     };
-    let mut i = 0;
-    while i + 3 < count {
-        for (c, chain) in chains.iter_mut().enumerate() {
-            add(chain, nonzero_groups[i + c] as usize);
-        }
-        i += 4;
+    let quads = nonzero_groups.chunks_exact(4);
+    for &k in quads.remainder() {
+        add(&mut chains[0], k as usize);
     }
-    while i < count {
-        add(&mut chains[0], nonzero_groups[i] as usize);
-        i += 1;
+    for quad in quads {
+        for (chain, &k) in chains.iter_mut().zip(quad) {
+            add(chain, k as usize);
+        }
     }
     for (z, &first) in chains[0].iter().enumerate() {
         // SAFETY: bias and out hold 16·Z values; unaligned load and store.
