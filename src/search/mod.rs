@@ -3,6 +3,7 @@
 //! threads share only the transposition table).
 
 pub mod correction;
+mod first_max;
 pub mod history;
 pub mod limits;
 pub mod params;

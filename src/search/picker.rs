@@ -6,6 +6,7 @@
 use arrayvec::ArrayVec;
 use shakmaty::{Move, MoveList, Position};
 
+use super::first_max::{PAD, PADDING, first_max};
 use super::history::{Histories, PieceTo, is_quiet};
 use super::see::see_ge;
 use super::tt::PackedMove;
@@ -30,7 +31,8 @@ pub enum Kind {
 
 pub struct MovePicker {
     moves: MoveList,
-    scores: ArrayVec<i32, 256>,
+    /// A score for each move, then the padding `first_max` reads past them.
+    scores: ArrayVec<i32, { 256 + PADDING }>,
     next: usize,
     stage: Stage,
 }
@@ -141,6 +143,7 @@ impl MovePicker {
                 hist.quiet_score(color, m, p.prev)
             }
         }));
+        self.scores.extend([PAD; PADDING]);
     }
 
     /// Ordering for quiescence (in a new picker): captures and promotions,
@@ -161,6 +164,7 @@ impl MovePicker {
                 GOOD_CAPTURE + mvv_lva(m) + hist.capture_score(color, m) / 16
             }
         }));
+        self.scores.extend([PAD; PADDING]);
     }
 
     /// True when the position has no legal move.
@@ -189,12 +193,8 @@ impl MovePicker {
         if self.next >= self.moves.len() {
             return None;
         }
-        // The first of the best-scored moves left (a maximum, then a search
-        // for it: two branch-free passes instead of one that branches on
-        // every comparison).
-        let rest = &self.scores[self.next..];
-        let top = rest.iter().copied().max().expect("a move is left");
-        let best = self.next + rest.iter().position(|&s| s == top).expect("the maximum is there");
+        // The first of the best-scored moves left.
+        let best = self.next + first_max(&self.scores[self.next..], self.moves.len() - self.next);
         self.moves.swap(self.next, best);
         self.scores.swap(self.next, best);
         let (m, score) = (self.moves[self.next], self.scores[self.next]);
