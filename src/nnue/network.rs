@@ -5,7 +5,7 @@ use shakmaty::{Chess, Color, Position};
 
 use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
-use super::layers::affine::{affine, affine_sparse, interleave_for_sparse, pairs_fit_in_16_bits};
+use super::layers::affine::{affine, affine_grouped, interleave_groups, pairs_fit_in_16_bits};
 use super::layers::avx2_available;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32, pairwise_i16};
 use crate::features::{FeatureSet, Perspective};
@@ -171,7 +171,7 @@ impl FloatNetwork {
 /// The layers of one output bucket.
 struct Stack<'a> {
     hidden_weights: &'a [i8],
-    hidden_sparse: Option<&'a [i8]>,
+    hidden_grouped: Option<&'a [i8]>,
     hidden_bias: &'a [i32],
     hidden2_weights: &'a [i8],
     hidden2_bias: &'a [i32],
@@ -179,13 +179,13 @@ struct Stack<'a> {
     output_bias: i32,
 }
 
-/// The first hidden layer of every bucket in the sparse kernel's layout,
+/// The first hidden layer of every bucket in the grouped kernels' layout,
 /// concatenated (`None` where that kernel does not apply).
 fn interleave_buckets(weights: &[i8], shape: Shape) -> Option<Vec<i8>> {
     let per_bucket = shape.hidden * shape.l1_inputs();
     let mut out = Vec::with_capacity(weights.len());
     for bucket in weights.chunks_exact(per_bucket) {
-        out.extend(interleave_for_sparse(bucket, shape.l1_inputs(), shape.hidden)?);
+        out.extend(interleave_groups(bucket, shape.l1_inputs(), shape.hidden)?);
     }
     Some(out)
 }
@@ -227,9 +227,9 @@ pub struct Network {
     /// Short hash of the file's bytes, to name the net in logs.
     pub hash: String,
     tensors: Tensors,
-    /// The first hidden layer's weights in the sparse kernel's layout, bucket
+    /// The first hidden layer's weights in the grouped kernels' layout, bucket
     /// after bucket.
-    hidden_sparse: Option<Vec<i8>>,
+    hidden_grouped: Option<Vec<i8>>,
     /// Whether every bucket's first hidden layer admits the fused AVX2
     /// kernel exactly (`pairs_fit_in_16_bits`).
     hidden_fused: bool,
@@ -264,7 +264,7 @@ impl Network {
             scales: file.scales,
             description: file.description,
             hash: NetFile::content_hash(bytes),
-            hidden_sparse: interleave_buckets(&file.tensors.hidden_weights, file.shape),
+            hidden_grouped: interleave_buckets(&file.tensors.hidden_weights, file.shape),
             hidden_fused: fused_exact(&file.tensors.hidden_weights, file.shape),
             tensors: file.tensors,
             avx2: avx2_available(),
@@ -337,14 +337,14 @@ impl Network {
         }
     }
 
-    /// Bucket `b`'s layers: first hidden weights (and their sparse layout),
+    /// Bucket `b`'s layers: first hidden weights (and their grouped layout),
     /// biases, second hidden layer, output weights and bias.
     fn stack(&self, b: usize) -> Stack<'_> {
         let (t, Shape { hidden: o, hidden2: p, .. }) = (&self.tensors, self.shape);
         let (l1, last) = (o * self.shape.l1_inputs(), self.shape.last());
         Stack {
             hidden_weights: &t.hidden_weights[b * l1..(b + 1) * l1],
-            hidden_sparse: self.hidden_sparse.as_deref().map(|w| &w[b * l1..(b + 1) * l1]),
+            hidden_grouped: self.hidden_grouped.as_deref().map(|w| &w[b * l1..(b + 1) * l1]),
             hidden_bias: &t.hidden_bias[b * o..(b + 1) * o],
             hidden2_weights: &t.hidden2_weights[b * p * o..(b + 1) * p * o],
             hidden2_bias: &t.hidden2_bias[b * p..(b + 1) * p],
@@ -409,12 +409,12 @@ impl Network {
 
     /// The output neuron, scaled to centipawns.
     /// The first hidden layer of a bucket: `sums = bias + weights · input`,
-    /// on the sparse kernel where it applies.
+    /// on the grouped kernels where they apply.
     fn first_layer(&self, stack: &Stack<'_>, input: &[u8], sums: &mut [i32]) {
-        affine_sparse(
+        affine_grouped(
             input,
             stack.hidden_weights,
-            stack.hidden_sparse,
+            stack.hidden_grouped,
             self.hidden_fused,
             stack.hidden_bias,
             sums,

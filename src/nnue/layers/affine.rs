@@ -1,9 +1,6 @@
 //! Dense int8 layer: `out[o] = bias[o] + Σ input[k] · weights[o][k]`, with
 //! unsigned 8-bit inputs (0..127) and signed 8-bit weights.
 
-#[cfg(tessera_avx2)]
-use std::mem::MaybeUninit;
-
 pub fn affine_scalar(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32]) {
     let n = input.len();
     for (o, (b, result)) in bias.iter().zip(out.iter_mut()).enumerate() {
@@ -47,11 +44,11 @@ pub unsafe fn affine_avx2(input: &[u8], weights: &[i8], bias: &[i32], out: &mut 
 }
 
 /// The weights of an `inputs → outputs` layer (row per output) rearranged
-/// for [`affine_sparse`]: for each group of 4 inputs, the 4 weights of
-/// output 0, then those of output 1, and so on. `None` where the sparse
+/// for [`affine_grouped`]: for each group of 4 inputs, the 4 weights of
+/// output 0, then those of output 1, and so on. `None` where the grouped
 /// kernel does not apply (inputs not a multiple of 32, or an output count
 /// it has no variant for).
-pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> Option<Vec<i8>> {
+pub fn interleave_groups(weights: &[i8], inputs: usize, outputs: usize) -> Option<Vec<i8>> {
     if !inputs.is_multiple_of(32) || ![8, 16, 32, 64].contains(&outputs) || weights.len() != inputs * outputs {
         return None;
     }
@@ -70,7 +67,7 @@ pub fn interleave_for_sparse(weights: &[i8], inputs: usize, outputs: usize) -> O
 /// weights) can be added in 16 bits without overflow for these weights
 /// (row per output) and inputs of at most `max_input`: for every output and
 /// lane, the two largest `|w_a| + |w_b|` over the groups, times the largest
-/// input, stay within `i16::MAX`. Then [`affine_sparse_avx2`] with `PAIRED`
+/// input, stay within `i16::MAX`. Then [`affine_grouped_avx2`] with `PAIRED`
 /// is exact.
 pub fn pairs_fit_in_16_bits(weights: &[i8], inputs: usize, outputs: usize, max_input: i32) -> bool {
     if !inputs.is_multiple_of(4) || weights.len() != inputs * outputs {
@@ -94,80 +91,56 @@ pub fn pairs_fit_in_16_bits(weights: &[i8], inputs: usize, outputs: usize, max_i
     })
 }
 
-/// The dense layer for inputs that are mostly zero (clipped activations of
-/// the feature transformer): only the groups of 4 inputs with a non-zero
-/// byte are visited; each adds its 4 inputs times the matching weights of
-/// every output at once, `G` registers of 8 outputs each, with no
-/// horizontal sum at the end. Integer sums are exact, so the result equals
-/// [`affine_scalar`]'s on the original weights bit for bit.
+/// The first hidden layer with the weights grouped by 4 inputs
+/// ([`interleave_groups`]): each group of 4 inputs is broadcast to every
+/// lane and multiplied by the matching weights of every output at once, `G`
+/// registers of 8 outputs each, with no horizontal sum at the end. Integer
+/// sums are exact, so the result equals [`affine_scalar`]'s on the original
+/// weights bit for bit.
 ///
-/// With `PAIRED`, the non-zero groups are taken two at a time, as Stockfish
-/// does without VNNI: their `maddubs` products are added in 16 bits and
-/// widened by one `madd` for both. That is exact only where
-/// [`pairs_fit_in_16_bits`] holds for the weights.
+/// Every group is visited, zero or not. The pairwise products the nets feed
+/// this layer are about 46% non-zero bytes, so some 115 of 128 groups of 4
+/// have a non-zero byte: finding and skipping the zero ones (Stockfish's
+/// sparse product) cost more than it saved (`research/speed.md`).
+///
+/// With `PAIRED`, two groups' `maddubs` products are added in 16 bits and
+/// widened by one `madd` for both, as Stockfish does without VNNI. That is
+/// exact only where [`pairs_fit_in_16_bits`] holds for the weights.
 ///
 /// # Safety
 /// The CPU must support AVX2; `input.len()` is a multiple of 32;
-/// `interleaved` is [`interleave_for_sparse`]'s output for `input.len()`
+/// `interleaved` is [`interleave_groups`]'s output for `input.len()`
 /// inputs and `8·G` outputs; `bias` and `out` hold `8·G` values.
 #[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2")]
-unsafe fn affine_sparse_avx2<const G: usize, const PAIRED: bool>(
+unsafe fn affine_grouped_avx2<const G: usize, const PAIRED: bool>(
     input: &[u8],
     interleaved: &[i8],
     bias: &[i32],
     out: &mut [i32],
 ) {
     use std::arch::x86_64::*;
-    let outputs = 8 * G;
+    let stride = 8 * G * 4;
     let ones = _mm256_set1_epi16(1);
-    let zero = _mm256_setzero_si256();
-    let mut sums = [zero; G];
-    // Group k's 4 inputs in every lane, and its weights. SAFETY (for every
-    // call below): k < input.len() / 4, so the 4 bytes at 4k are in `input`
-    // and the outputs·4 weights at k·outputs·4 are in `interleaved` (the
-    // caller's contract); unaligned load.
-    let group = |k: usize| unsafe {
-        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
-        (_mm256_set1_epi32(word), interleaved.as_ptr().add(k * outputs * 4))
-    };
-    // SAFETY (for every call below): g·32 + 32 ≤ the outputs·4 weights of a
-    // group; unaligned load.
-    let load = |w: *const i8, g: usize| unsafe { _mm256_loadu_si256(w.add(g * 32) as *const __m256i) };
-    let add_one = |sums: &mut [__m256i; G], k: usize| {
-        let (x, w) = group(k);
-        for (g, sum) in sums.iter_mut().enumerate() {
-            *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_maddubs_epi16(x, load(w, g)), ones));
-        }
-    };
-    // With `PAIRED`, a non-zero group waiting for its partner.
-    let mut waiting: Option<usize> = None;
-    for block in 0..input.len() / 32 {
-        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); unaligned load.
-        let bytes = unsafe { _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i) };
-        let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as u32;
-        let mut nonzero = !zero_words & 0xff;
-        while nonzero != 0 {
-            let k = block * 8 + nonzero.trailing_zeros() as usize;
-            nonzero &= nonzero - 1;
-            if !PAIRED {
-                add_one(&mut sums, k);
-                continue;
-            }
-            let Some(j) = waiting.take() else {
-                waiting = Some(k);
-                continue;
-            };
-            let ((x1, w1), (x2, w2)) = (group(j), group(k));
+    let mut sums = [_mm256_setzero_si256(); G];
+    for (x, w) in input.chunks_exact(8).zip(interleaved.chunks_exact(2 * stride)) {
+        // SAFETY: `x` holds two groups' 8 bytes and `w` their 2·stride
+        // weights (the caller's contract); unaligned loads.
+        unsafe {
+            let x1 = _mm256_set1_epi32((x.as_ptr() as *const i32).read_unaligned());
+            let x2 = _mm256_set1_epi32((x.as_ptr().add(4) as *const i32).read_unaligned());
+            let load = |at: usize| _mm256_loadu_si256(w.as_ptr().add(at) as *const __m256i);
             for (g, sum) in sums.iter_mut().enumerate() {
-                let pairs =
-                    _mm256_add_epi16(_mm256_maddubs_epi16(x1, load(w1, g)), _mm256_maddubs_epi16(x2, load(w2, g)));
-                *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
+                let first = _mm256_maddubs_epi16(x1, load(g * 32));
+                let second = _mm256_maddubs_epi16(x2, load(stride + g * 32));
+                *sum = if PAIRED {
+                    _mm256_add_epi32(*sum, _mm256_madd_epi16(_mm256_add_epi16(first, second), ones))
+                } else {
+                    let both = _mm256_add_epi32(_mm256_madd_epi16(first, ones), _mm256_madd_epi16(second, ones));
+                    _mm256_add_epi32(*sum, both)
+                };
             }
         }
-    }
-    if let Some(j) = waiting {
-        add_one(&mut sums, j);
     }
     for (g, sum) in sums.iter().enumerate() {
         // SAFETY: bias and out hold 8·G values; unaligned load and store.
@@ -178,13 +151,13 @@ unsafe fn affine_sparse_avx2<const G: usize, const PAIRED: bool>(
     }
 }
 
-/// [`affine_sparse_avx2`] for an output count it has a variant for (8, 16,
+/// [`affine_grouped_avx2`] for an output count it has a variant for (8, 16,
 /// 32 or 64); false, doing nothing, otherwise.
 ///
 /// # Safety
-/// As for [`affine_sparse_avx2`], whatever `8·G` the output count is.
+/// As for [`affine_grouped_avx2`], whatever `8·G` the output count is.
 #[cfg(tessera_avx2)]
-unsafe fn affine_sparse_avx2_any<const PAIRED: bool>(
+unsafe fn affine_grouped_avx2_any<const PAIRED: bool>(
     input: &[u8],
     interleaved: &[i8],
     bias: &[i32],
@@ -193,143 +166,85 @@ unsafe fn affine_sparse_avx2_any<const PAIRED: bool>(
     // SAFETY: the caller's contract, with G = out.len() / 8.
     unsafe {
         match out.len() {
-            8 => affine_sparse_avx2::<1, PAIRED>(input, interleaved, bias, out),
-            16 => affine_sparse_avx2::<2, PAIRED>(input, interleaved, bias, out),
-            32 => affine_sparse_avx2::<4, PAIRED>(input, interleaved, bias, out),
-            64 => affine_sparse_avx2::<8, PAIRED>(input, interleaved, bias, out),
+            8 => affine_grouped_avx2::<1, PAIRED>(input, interleaved, bias, out),
+            16 => affine_grouped_avx2::<2, PAIRED>(input, interleaved, bias, out),
+            32 => affine_grouped_avx2::<4, PAIRED>(input, interleaved, bias, out),
+            64 => affine_grouped_avx2::<8, PAIRED>(input, interleaved, bias, out),
             _ => return false,
         }
     }
     true
 }
 
-/// [`affine_sparse_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
-/// pairs and accumulates in one instruction instead of three.
+/// [`affine_grouped_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
+/// pairs and accumulates in one instruction instead of three; two chains of
+/// accumulators hide half of its latency.
 ///
 /// # Safety
-/// As for [`affine_sparse_avx2`], and the CPU must support AVX-VNNI.
+/// As for [`affine_grouped_avx2`], and the CPU must support AVX-VNNI.
 #[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2,avxvnni")]
-unsafe fn affine_sparse_vnni<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+unsafe fn affine_grouped_vnni<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
     use std::arch::x86_64::*;
-    let outputs = 8 * G;
-    let zero = _mm256_setzero_si256();
-    // First the indices of the non-zero groups of 4 inputs, then the sums
-    // over them two at a time into two sets of registers: `vpdpbusd` chains
-    // on its accumulator, and two chains hide half of its latency.
-    let mut buffer = [MaybeUninit::uninit(); MAX_SPARSE_GROUPS + 8];
-    // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
-    let nonzero_groups = unsafe { nonzero_groups_of(input, &mut buffer) };
-    let (mut first, mut second) = ([zero; G], [zero; G]);
-    // SAFETY (both helpers' callers below): every listed k < input.len() / 4,
-    // so the 4 bytes at 4k are in `input` and the outputs·4 weights at
-    // k·outputs·4 are in `interleaved` (the caller's contract); unaligned loads.
-    let add = |sums: &mut [__m256i; G], k: usize| unsafe {
-        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
-        let x = _mm256_set1_epi32(word);
-        let weights = interleaved.as_ptr().add(k * outputs * 4);
-        for (g, sum) in sums.iter_mut().enumerate() {
-            let w = _mm256_loadu_si256(weights.add(g * 32) as *const __m256i);
-            *sum = _mm256_dpbusd_avx_epi32(*sum, x, w);
+    let stride = 8 * G * 4;
+    let mut chains = [[_mm256_setzero_si256(); G]; 2];
+    for (x, w) in input.chunks_exact(8).zip(interleaved.chunks_exact(2 * stride)) {
+        for (c, chain) in chains.iter_mut().enumerate() {
+            // SAFETY: `x` holds two groups' 8 bytes and `w` their 2·stride
+            // weights (the caller's contract); unaligned loads.
+            unsafe {
+                let word = _mm256_set1_epi32((x.as_ptr().add(4 * c) as *const i32).read_unaligned());
+                for (g, sum) in chain.iter_mut().enumerate() {
+                    let weights = _mm256_loadu_si256(w.as_ptr().add(c * stride + g * 32) as *const __m256i);
+                    *sum = _mm256_dpbusd_avx_epi32(*sum, word, weights);
+                }
+            }
         }
-    };
-    let pairs = nonzero_groups.chunks_exact(2);
-    if let &[last] = pairs.remainder() {
-        add(&mut first, last as usize);
-    }
-    for pair in pairs {
-        add(&mut first, pair[0] as usize);
-        add(&mut second, pair[1] as usize);
     }
     for g in 0..G {
         // SAFETY: bias and out hold 8·G values; unaligned load and store.
         unsafe {
             let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
-            let sum = _mm256_add_epi32(_mm256_add_epi32(first[g], second[g]), b);
+            let sum = _mm256_add_epi32(_mm256_add_epi32(chains[0][g], chains[1][g]), b);
             _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, sum);
         }
     }
 }
 
-/// Writes the indices of the groups of 4 inputs with a non-zero byte to
-/// `groups`, lowest first, and returns how many there are. Branch-free:
-/// eight indices at a time from a table of the set bits of each 8-bit
-/// mask, the count moving on by the popcount.
-///
-/// # Safety
-/// The CPU must support AVX2; `input.len()` is a multiple of 32.
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn nonzero_groups_of<'a>(input: &[u8], groups: &'a mut [MaybeUninit<u16>; MAX_SPARSE_GROUPS + 8]) -> &'a [u16] {
-    use std::arch::x86_64::*;
-    assert!(input.len() / 4 <= MAX_SPARSE_GROUPS, "sparse layer wider than {} inputs", 4 * MAX_SPARSE_GROUPS);
-    let zero = _mm256_setzero_si256();
-    let mut count = 0;
-    let mut base = _mm_setzero_si128();
-    let eight = _mm_set1_epi16(8);
-    for block in 0..input.len() / 32 {
-        // SAFETY: block·32 + 32 ≤ input.len() (a multiple of 32); the
-        // store of 8 indices at `count` ≤ 8·block stays inside `groups`
-        // (MAX_SPARSE_GROUPS + 8 long); unaligned loads and store.
-        unsafe {
-            let bytes = _mm256_loadu_si256(input.as_ptr().add(block * 32) as *const __m256i);
-            let zero_words = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, zero))) as usize;
-            let mask = !zero_words & 0xff;
-            let lanes = _mm_loadu_si128(SET_BITS[mask].as_ptr() as *const __m128i);
-            _mm_storeu_si128(groups.as_mut_ptr().add(count) as *mut __m128i, _mm_add_epi16(base, lanes));
-            count += mask.count_ones() as usize;
-        }
-        base = _mm_add_epi16(base, eight);
-    }
-    // SAFETY: the stores above wrote every index before `count`.
-    unsafe { std::slice::from_raw_parts(groups.as_ptr() as *const u16, count) }
-}
-
-/// [`affine_sparse_vnni`] on 512-bit registers (AVX-512 VNNI): 16 outputs a
+/// [`affine_grouped_vnni`] on 512-bit registers (AVX-512 VNNI): 16 outputs a
 /// register, so half the multiply-adds and weight loads per group of 4
 /// inputs; four chains of accumulators hide the multiply-add's latency.
 ///
 /// # Safety
-/// As for [`affine_sparse_avx2`] with `16·Z` outputs, and the CPU must
+/// As for [`affine_grouped_avx2`] with `16·Z` outputs, and the CPU must
 /// support AVX-512 F, BW and VNNI.
 #[cfg(tessera_avx2)]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-unsafe fn affine_sparse_avx512<const Z: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+unsafe fn affine_grouped_avx512<const Z: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
     use std::arch::x86_64::*;
-    let outputs = 16 * Z;
-    let mut buffer = [MaybeUninit::uninit(); MAX_SPARSE_GROUPS + 8];
-    // SAFETY: the caller's contract (AVX2, a multiple of 32 inputs).
-    let nonzero_groups = unsafe { nonzero_groups_of(input, &mut buffer) };
-    let zero = _mm512_setzero_si512();
-    let mut chains = [[zero; Z]; 4];
-    // SAFETY: every listed k < input.len() / 4, so the 4 bytes at 4k are in
-    // `input` and the outputs·4 weights at k·outputs·4 are in `interleaved`
-    // (the caller's contract); unaligned loads.
-    let add = |sums: &mut [__m512i; Z], k: usize| unsafe {
-        let word = (input.as_ptr().add(4 * k) as *const i32).read_unaligned();
-        let x = _mm512_set1_epi32(word);
-        let weights = interleaved.as_ptr().add(k * outputs * 4);
-        for (z, sum) in sums.iter_mut().enumerate() {
-            let w = _mm512_loadu_si512(weights.add(z * 64) as *const _);
-            *sum = _mm512_dpbusd_epi32(*sum, x, w);
-        }
-    };
-    let quads = nonzero_groups.chunks_exact(4);
-    for &k in quads.remainder() {
-        add(&mut chains[0], k as usize);
-    }
-    for quad in quads {
-        for (chain, &k) in chains.iter_mut().zip(quad) {
-            add(chain, k as usize);
+    let stride = 16 * Z * 4;
+    let mut chains = [[_mm512_setzero_si512(); Z]; 4];
+    for (x, w) in input.chunks_exact(16).zip(interleaved.chunks_exact(4 * stride)) {
+        for (c, chain) in chains.iter_mut().enumerate() {
+            // SAFETY: `x` holds four groups' 16 bytes and `w` their 4·stride
+            // weights (the caller's contract); unaligned loads.
+            unsafe {
+                let word = _mm512_set1_epi32((x.as_ptr().add(4 * c) as *const i32).read_unaligned());
+                for (z, sum) in chain.iter_mut().enumerate() {
+                    let weights = _mm512_loadu_si512(w.as_ptr().add(c * stride + z * 64) as *const _);
+                    *sum = _mm512_dpbusd_epi32(*sum, word, weights);
+                }
+            }
         }
     }
-    for (z, &first) in chains[0].iter().enumerate() {
+    for z in 0..Z {
         // SAFETY: bias and out hold 16·Z values; unaligned load and store.
         unsafe {
             let b = _mm512_loadu_si512(bias.as_ptr().add(z * 16) as *const _);
-            let pairs =
-                _mm512_add_epi32(_mm512_add_epi32(first, chains[1][z]), _mm512_add_epi32(chains[2][z], chains[3][z]));
+            let pairs = _mm512_add_epi32(
+                _mm512_add_epi32(chains[0][z], chains[1][z]),
+                _mm512_add_epi32(chains[2][z], chains[3][z]),
+            );
             _mm512_storeu_si512(out.as_mut_ptr().add(z * 16) as *mut _, _mm512_add_epi32(pairs, b));
         }
     }
@@ -343,29 +258,6 @@ pub fn avx512_vnni_available() -> bool {
     super::avx512_available() && *AVX512_VNNI
 }
 
-/// Widest input the VNNI sparse kernel takes, in groups of 4 inputs.
-#[cfg(tessera_avx2)]
-const MAX_SPARSE_GROUPS: usize = 1024;
-
-/// For each 8-bit mask, the positions of its set bits, lowest first.
-#[cfg(tessera_avx2)]
-static SET_BITS: [[u16; 8]; 256] = {
-    let mut table = [[0u16; 8]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let (mut bit, mut n) = (0, 0);
-        while bit < 8 {
-            if mask & (1 << bit) != 0 {
-                table[mask][n] = bit as u16;
-                n += 1;
-            }
-            bit += 1;
-        }
-        mask += 1;
-    }
-    table
-};
-
 /// Whether the CPU has AVX-VNNI (checked once).
 #[cfg(tessera_avx2)]
 pub fn vnni_available() -> bool {
@@ -373,11 +265,11 @@ pub fn vnni_available() -> bool {
     *VNNI && super::avx2_available() && super::allowed(super::SimdLevel::AvxVnni)
 }
 
-/// The first hidden layer: the sparse AVX2 kernel where it applies
-/// (`interleaved` from [`interleave_for_sparse`]), else [`affine`]. `fused`
+/// The first hidden layer: the grouped kernels where they apply
+/// (`interleaved` from [`interleave_groups`]), else [`affine`]. `fused`
 /// says that [`pairs_fit_in_16_bits`] holds for `weights` (the AVX2 kernel
-/// without VNNI then takes two groups a time).
-pub fn affine_sparse(
+/// without VNNI then adds two groups in 16 bits).
+pub fn affine_grouped(
     input: &[u8],
     weights: &[i8],
     interleaved: Option<&[i8]>,
@@ -395,29 +287,29 @@ pub fn affine_sparse(
     {
         // SAFETY: `avx2` is only true when the CPU reports AVX2, and VNNI is
         // used only where the CPU reports it; the lengths were checked above
-        // and `interleaved` has the sparse layout.
+        // and `interleaved` has the grouped layout.
         unsafe {
             if avx512_vnni_available() {
                 match out.len() {
-                    16 => return affine_sparse_avx512::<1>(input, interleaved, bias, out),
-                    32 => return affine_sparse_avx512::<2>(input, interleaved, bias, out),
-                    64 => return affine_sparse_avx512::<4>(input, interleaved, bias, out),
+                    16 => return affine_grouped_avx512::<1>(input, interleaved, bias, out),
+                    32 => return affine_grouped_avx512::<2>(input, interleaved, bias, out),
+                    64 => return affine_grouped_avx512::<4>(input, interleaved, bias, out),
                     _ => {}
                 }
             }
             if vnni_available() {
                 match out.len() {
-                    8 => return affine_sparse_vnni::<1>(input, interleaved, bias, out),
-                    16 => return affine_sparse_vnni::<2>(input, interleaved, bias, out),
-                    32 => return affine_sparse_vnni::<4>(input, interleaved, bias, out),
-                    64 => return affine_sparse_vnni::<8>(input, interleaved, bias, out),
+                    8 => return affine_grouped_vnni::<1>(input, interleaved, bias, out),
+                    16 => return affine_grouped_vnni::<2>(input, interleaved, bias, out),
+                    32 => return affine_grouped_vnni::<4>(input, interleaved, bias, out),
+                    64 => return affine_grouped_vnni::<8>(input, interleaved, bias, out),
                     _ => {}
                 }
             }
             let done = if fused {
-                affine_sparse_avx2_any::<true>(input, interleaved, bias, out)
+                affine_grouped_avx2_any::<true>(input, interleaved, bias, out)
             } else {
-                affine_sparse_avx2_any::<false>(input, interleaved, bias, out)
+                affine_grouped_avx2_any::<false>(input, interleaved, bias, out)
             };
             if done {
                 return;
@@ -470,7 +362,7 @@ mod tests {
     }
 
     #[test]
-    fn sparse_avx2_matches_scalar() {
+    fn grouped_kernels_match_scalar() {
         if !super::super::avx2_available() {
             eprintln!("skipping: no AVX2 on this CPU");
             return;
@@ -487,33 +379,33 @@ mod tests {
                     (0..n).map(|_| if next() % 100 < zero_share { 0 } else { (next() % 128) as u8 }).collect();
                 let weights: Vec<i8> = (0..n * outs).map(|_| next() as u8 as i8).collect();
                 let bias: Vec<i32> = (0..outs).map(|_| next() as i32 % 100_000).collect();
-                let interleaved = interleave_for_sparse(&weights, n, outs).unwrap();
+                let interleaved = interleave_groups(&weights, n, outs).unwrap();
                 let (mut a, mut b, mut c) = (vec![0; outs], vec![0; outs], vec![0; outs]);
                 affine_scalar(&input, &weights, &bias, &mut a);
                 // SAFETY: AVX2 checked above; sizes as the kernels require.
-                assert!(unsafe { affine_sparse_avx2_any::<false>(&input, &interleaved, &bias, &mut b) });
+                assert!(unsafe { affine_grouped_avx2_any::<false>(&input, &interleaved, &bias, &mut b) });
                 assert_eq!(a, b, "AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
                 if avx512_vnni_available() && outs >= 16 {
                     let mut d = vec![0; outs];
                     // SAFETY: AVX-512 VNNI checked; sizes as the kernel requires.
                     unsafe {
                         match outs {
-                            16 => affine_sparse_avx512::<1>(&input, &interleaved, &bias, &mut d),
-                            32 => affine_sparse_avx512::<2>(&input, &interleaved, &bias, &mut d),
-                            _ => affine_sparse_avx512::<4>(&input, &interleaved, &bias, &mut d),
+                            16 => affine_grouped_avx512::<1>(&input, &interleaved, &bias, &mut d),
+                            32 => affine_grouped_avx512::<2>(&input, &interleaved, &bias, &mut d),
+                            _ => affine_grouped_avx512::<4>(&input, &interleaved, &bias, &mut d),
                         }
                     }
                     assert_eq!(a, d, "AVX-512: n = {n}, outputs = {outs}, {zero_share}% zero");
                 }
-                affine_sparse(&input, &weights, Some(&interleaved), false, &bias, &mut c, true);
+                affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut c, true);
                 assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
             }
         }
         let (input, weights, bias) = (vec![127u8; 64], vec![-128i8; 64 * 8], vec![0; 8]);
-        let interleaved = interleave_for_sparse(&weights, 64, 8).unwrap();
+        let interleaved = interleave_groups(&weights, 64, 8).unwrap();
         let (mut a, mut b) = (vec![0; 8], vec![0; 8]);
         affine_scalar(&input, &weights, &bias, &mut a);
-        affine_sparse(&input, &weights, Some(&interleaved), false, &bias, &mut b, true);
+        affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut b, true);
         assert_eq!(a, b, "the most negative weights");
         assert!(!pairs_fit_in_16_bits(&weights, 64, 8, 127), "-128 everywhere overflows two groups");
     }
@@ -537,11 +429,11 @@ mod tests {
                 let weights: Vec<i8> = (0..n * outs).map(|_| (next() % 128) as i8 - 64).collect();
                 assert!(pairs_fit_in_16_bits(&weights, n, outs, 127));
                 let bias: Vec<i32> = (0..outs).map(|_| next() as i32 % 100_000).collect();
-                let interleaved = interleave_for_sparse(&weights, n, outs).unwrap();
+                let interleaved = interleave_groups(&weights, n, outs).unwrap();
                 let (mut a, mut b) = (vec![0; outs], vec![0; outs]);
                 affine_scalar(&input, &weights, &bias, &mut a);
                 // SAFETY: AVX2 checked above; sizes as the kernel requires.
-                assert!(unsafe { affine_sparse_avx2_any::<true>(&input, &interleaved, &bias, &mut b) });
+                assert!(unsafe { affine_grouped_avx2_any::<true>(&input, &interleaved, &bias, &mut b) });
                 assert_eq!(a, b, "fused AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
             }
         }
