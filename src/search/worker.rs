@@ -140,12 +140,20 @@ impl<'a> Worker<'a> {
         (self.root_allowed.is_empty() || self.root_allowed.contains(&m)) && !self.root_excluded.contains(&m)
     }
 
-    /// The correction history's slots for this position and the raw static
-    /// evaluation moved by their correction (none in the baseline build, none
-    /// in check).
-    fn corrected(&self, raw_eval: Option<i32>) -> (Option<correction::Slots>, Option<i32>) {
-        let slots = raw_eval.filter(|_| FULL).map(|_| correction::slots(self.board.pos().board(), self.board.turn()));
-        (slots, raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw))))
+    /// The correction history's slots for this position (none in the
+    /// baseline build, none in check), their entries starting to load: they
+    /// are read after the evaluation, which hides the wait.
+    fn correction_slots(&self, in_check: bool) -> Option<correction::Slots> {
+        let slots = (FULL && !in_check).then(|| correction::slots(self.board.pos().board(), self.board.turn()));
+        if let Some(s) = slots {
+            self.hist.correction.prefetch(s);
+        }
+        slots
+    }
+
+    /// The raw static evaluation moved by the correction of `slots`.
+    fn corrected(&self, slots: Option<correction::Slots>, raw_eval: Option<i32>) -> Option<i32> {
+        raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw)))
     }
 
     pub fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
@@ -224,9 +232,10 @@ impl<'a> Worker<'a> {
         // Static evaluation: the network's (kept in the table), moved by what
         // the correction history learnt about positions like this one, then
         // sharpened by the table's bound where it applies.
+        let slots = self.correction_slots(in_check);
         let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
-        let (slots, static_eval) = self.corrected(raw_eval);
+        let static_eval = self.corrected(slots, raw_eval);
         let eval = match (static_eval, tt_entry, tt_score) {
             (Some(se), Some(e), Some(score)) if !is_mate(score) => match e.bound {
                 Bound::Exact => score,
@@ -513,9 +522,10 @@ impl<'a> Worker<'a> {
 
         // The standing-pat score is corrected as in the main search (the
         // table keeps the raw evaluation); quiescence does not learn.
+        let slots = self.correction_slots(in_check);
         let raw_eval =
             if in_check { None } else { Some(tt_entry.map_or_else(|| evaluate(&mut self.board), |e| e.eval)) };
-        let (_, static_eval) = self.corrected(raw_eval);
+        let static_eval = self.corrected(slots, raw_eval);
         let mut best_score = -INFINITE;
         if let Some(stand_pat) = static_eval {
             // Standing pat: the side to move may decline every capture.
