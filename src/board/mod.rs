@@ -232,6 +232,15 @@ impl Board {
         self.current().key
     }
 
+    /// The key after `m` as far as the pieces tell it (castling rights and
+    /// en passant captures the move changes left out): right for most
+    /// moves, and known before the move is played, so the table's entry can
+    /// start loading while it is.
+    pub fn likely_key_after(&self, m: Move) -> u64 {
+        let current = self.current();
+        zobrist::key_after_pieces(current.key, current.pos.turn(), m)
+    }
+
     pub fn turn(&self) -> Color {
         self.pos().turn()
     }
@@ -424,8 +433,18 @@ mod tests {
                         break;
                     }
                     let r = rng.next_u64();
-                    board.push(moves[(r % moves.len() as u64) as usize]);
+                    let m = moves[(r % moves.len() as u64) as usize];
+                    let (likely, castles, ep) = (
+                        board.likely_key_after(m),
+                        board.pos().castles().castling_rights(),
+                        board.pos().ep_square(EnPassantMode::Legal),
+                    );
+                    board.push(m);
                     assert_eq!(board.key(), zobrist::key_of(board.pos()), "{}", board.fen());
+                    let same_rights = board.pos().castles().castling_rights() == castles;
+                    if same_rights && ep.is_none() && board.pos().ep_square(EnPassantMode::Legal).is_none() {
+                        assert_eq!(likely, board.key(), "{m} to {}", board.fen());
+                    }
                 }
             }
         }

@@ -38,10 +38,19 @@ fn en_passant_part(pos: &Chess) -> u64 {
 /// The key of `after`, the position reached by playing `m` in `before`, whose
 /// key is `key`. Only the pieces the move touches are rehashed.
 pub fn key_after(key: u64, before: &Chess, m: Move, after: &Chess) -> u64 {
-    let us = before.turn();
+    key_after_pieces(key, before.turn(), m)
+        ^ castling_part(before)
+        ^ castling_part(after)
+        ^ en_passant_part(before)
+        ^ en_passant_part(after)
+}
+
+/// `key` with the turn passed and the pieces `m` moves rehashed: the key
+/// after `m` wherever the move changes no castling right and neither
+/// position has an en passant capture (most moves), known before the move
+/// is played.
+pub fn key_after_pieces(key: u64, us: Color, m: Move) -> u64 {
     let mut key = key ^ Zobrist64::zobrist_for_white_turn().0;
-    key ^= castling_part(before) ^ castling_part(after);
-    key ^= en_passant_part(before) ^ en_passant_part(after);
     match m {
         Move::Normal { role, from, capture, to, promotion } => {
             key ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);

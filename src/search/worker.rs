@@ -392,8 +392,14 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
+            // The child's table entry starts loading before the move is
+            // played, not after (the child probes it first thing).
+            let likely_key = self.board.likely_key_after(m);
+            self.tt.prefetch(likely_key);
             self.board.push_giving_check(m, gives_check);
-            self.tt.prefetch(self.board.key());
+            if self.board.key() != likely_key {
+                self.tt.prefetch(self.board.key());
+            }
             if FULL && extension == 0 && gives_check {
                 extension = 1;
             }
@@ -547,8 +553,12 @@ impl<'a> Worker<'a> {
             if !in_check && !see_ge(self.board.pos(), m, 0) {
                 continue;
             }
+            let likely_key = self.board.likely_key_after(m);
+            self.tt.prefetch(likely_key);
             self.board.push(m);
-            self.tt.prefetch(self.board.key());
+            if self.board.key() != likely_key {
+                self.tt.prefetch(self.board.key());
+            }
             let score = -self.quiescence(-beta, -alpha, ply + 1);
             self.board.pop();
             if self.stopped {
