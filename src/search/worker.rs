@@ -314,6 +314,10 @@ impl<'a> Worker<'a> {
             if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
                 continue;
             }
+            // The child's table entry starts loading while the move is
+            // weighed and played (the child probes it first thing).
+            let likely_key = self.board.likely_key_after(m);
+            self.tt.prefetch(likely_key);
             let quiet = is_quiet(m);
             // The picker's score is the history for ordinary quiet moves;
             // killers, counters and the table move get theirs looked up.
@@ -392,10 +396,6 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
-            // The child's table entry starts loading before the move is
-            // played, not after (the child probes it first thing).
-            let likely_key = self.board.likely_key_after(m);
-            self.tt.prefetch(likely_key);
             self.board.push_giving_check(m, gives_check);
             if self.board.key() != likely_key {
                 self.tt.prefetch(self.board.key());
