@@ -22,6 +22,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role};
 use crate::features::{Perspective, Update};
 use crate::nnue::network::Network;
 use crate::nnue::refresh_cache::RefreshCache;
+use check::CheckInfo;
 
 /// One ply of the game or search: the position and what is derived from it.
 #[derive(Clone)]
@@ -249,9 +250,10 @@ impl Board {
         self.current().in_check
     }
 
-    /// Whether the legal move `m` would give check (without playing it).
-    pub fn gives_check(&self, m: Move) -> bool {
-        check::gives_check(self.pos(), m)
+    /// What tells whether each legal move of the current position gives
+    /// check, without playing it ([`CheckInfo::gives_check`]).
+    pub fn check_info(&self) -> CheckInfo {
+        CheckInfo::new(self.pos())
     }
 
     /// Marks the current position as the root of a search.

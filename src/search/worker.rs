@@ -309,6 +309,7 @@ impl<'a> Worker<'a> {
         let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
         let mut skip_quiets = false;
         let us = self.board.turn();
+        let checks = self.board.check_info();
 
         while let Some((m, kind, order_score)) = picker.next(&self.board, self.hist) {
             if Some(m) == excluded || (root && !self.root_move_allowed(m)) {
@@ -365,7 +366,7 @@ impl<'a> Worker<'a> {
             // Pruning of moves unlikely to matter, decided before the move is
             // made (most late quiet moves of a node end here). Checks are
             // always searched.
-            let gives_check = self.board.gives_check(m);
+            let gives_check = checks.gives_check(self.board.pos(), m);
             if may_prune && !gives_check {
                 let mut prune = quiet && skip_quiets;
                 if !prune && depth <= see_depth() && kind != Kind::TtMove {
