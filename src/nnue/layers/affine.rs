@@ -201,11 +201,11 @@ unsafe fn affine_grouped_vnni<const G: usize>(input: &[u8], interleaved: &[i8], 
             }
         }
     }
-    for g in 0..G {
+    for (g, (&first, &second)) in chains[0].iter().zip(&chains[1]).enumerate() {
         // SAFETY: bias and out hold 8·G values; unaligned load and store.
         unsafe {
             let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
-            let sum = _mm256_add_epi32(_mm256_add_epi32(chains[0][g], chains[1][g]), b);
+            let sum = _mm256_add_epi32(_mm256_add_epi32(first, second), b);
             _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, sum);
         }
     }
@@ -237,14 +237,12 @@ unsafe fn affine_grouped_avx512<const Z: usize>(input: &[u8], interleaved: &[i8]
             }
         }
     }
-    for z in 0..Z {
+    for (z, &first) in chains[0].iter().enumerate() {
         // SAFETY: bias and out hold 16·Z values; unaligned load and store.
         unsafe {
             let b = _mm512_loadu_si512(bias.as_ptr().add(z * 16) as *const _);
-            let pairs = _mm512_add_epi32(
-                _mm512_add_epi32(chains[0][z], chains[1][z]),
-                _mm512_add_epi32(chains[2][z], chains[3][z]),
-            );
+            let pairs =
+                _mm512_add_epi32(_mm512_add_epi32(first, chains[1][z]), _mm512_add_epi32(chains[2][z], chains[3][z]));
             _mm512_storeu_si512(out.as_mut_ptr().add(z * 16) as *mut _, _mm512_add_epi32(pairs, b));
         }
     }
