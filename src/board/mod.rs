@@ -273,21 +273,26 @@ impl Board {
 
     /// Plays a legal move.
     pub fn push(&mut self, m: Move) {
-        self.push_known(m, None);
+        let current = self.current();
+        let pieces_key = zobrist::key_after_pieces(current.key, current.pos.turn(), m);
+        self.push_known(m, None, pieces_key);
     }
 
-    /// Plays a legal move whose [`Board::gives_check`] the caller already
-    /// has: the search asks it before every move it plays, and finding the
-    /// checkers again after the move would repeat the work.
-    pub fn push_giving_check(&mut self, m: Move, gives_check: bool) {
-        self.push_known(m, Some(gives_check));
+    /// Plays a legal move of which the caller already has whether it
+    /// checks ([`CheckInfo::gives_check`]) and [`Board::likely_key_after`]:
+    /// the search works both out before every move it plays (to prune, and
+    /// to start loading the table's entry), and doing either again after
+    /// the move would repeat the work.
+    pub fn push_giving_check(&mut self, m: Move, gives_check: bool, likely_key: u64) {
+        self.push_known(m, Some(gives_check), likely_key);
     }
 
-    fn push_known(&mut self, m: Move, gives_check: Option<bool>) {
+    fn push_known(&mut self, m: Move, gives_check: Option<bool>, pieces_key: u64) {
         let before = self.plies.last().expect("board always holds a position");
         let mut pos = before.pos.clone();
         pos.play_unchecked(m);
-        let key = zobrist::key_after(before.key, &before.pos, m, &pos);
+        debug_assert_eq!(pieces_key, zobrist::key_after_pieces(before.key, before.pos.turn(), m), "{m}");
+        let key = pieces_key ^ zobrist::rights_and_en_passant_change(&before.pos, &pos);
         let in_check = gives_check.unwrap_or_else(|| pos.is_check());
         debug_assert_eq!(in_check, pos.is_check(), "{m}");
         if let Some(nnue) = &mut self.nnue {

@@ -35,14 +35,12 @@ fn en_passant_part(pos: &Chess) -> u64 {
     pos.ep_square(EnPassantMode::Legal).map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
 }
 
-/// The key of `after`, the position reached by playing `m` in `before`, whose
-/// key is `key`. Only the pieces the move touches are rehashed.
-pub fn key_after(key: u64, before: &Chess, m: Move, after: &Chess) -> u64 {
-    key_after_pieces(key, before.turn(), m)
-        ^ castling_part(before)
-        ^ castling_part(after)
-        ^ en_passant_part(before)
-        ^ en_passant_part(after)
+/// What the castling rights and en passant captures add to a key from
+/// `before` to `after` (zero for most moves): the key of `after` is
+/// [`key_after_pieces`] of the move with this added. Only the pieces the
+/// move touches are rehashed.
+pub fn rights_and_en_passant_change(before: &Chess, after: &Chess) -> u64 {
+    castling_part(before) ^ castling_part(after) ^ en_passant_part(before) ^ en_passant_part(after)
 }
 
 /// `key` with the turn passed and the pieces `m` moves rehashed: the key

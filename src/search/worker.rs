@@ -397,7 +397,7 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
-            self.board.push_giving_check(m, gives_check);
+            self.board.push_giving_check(m, gives_check, likely_key);
             if self.board.key() != likely_key {
                 self.tt.prefetch(self.board.key());
             }
