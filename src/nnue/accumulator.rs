@@ -26,8 +26,8 @@ impl Columns<'_> {
     /// Whether every index names a whole column (what the AVX2 kernel's raw
     /// loads rely on).
     fn holds(&self, indices: &[u32]) -> bool {
-        let count = self.weights.len() / self.width.max(1);
-        indices.iter().all(|&i| (i as usize) < count)
+        // No division: this runs twice for every accumulator update.
+        indices.iter().all(|&i| (i as usize + 1) * self.width.max(1) <= self.weights.len())
     }
 }
 
