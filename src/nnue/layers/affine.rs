@@ -395,6 +395,19 @@ mod tests {
                     }
                     assert_eq!(a, d, "AVX-512: n = {n}, outputs = {outs}, {zero_share}% zero");
                 }
+                if vnni_available() {
+                    let mut v = vec![0; outs];
+                    // SAFETY: AVX-VNNI checked; sizes as the kernel requires.
+                    unsafe {
+                        match outs {
+                            8 => affine_grouped_vnni::<1>(&input, &interleaved, &bias, &mut v),
+                            16 => affine_grouped_vnni::<2>(&input, &interleaved, &bias, &mut v),
+                            32 => affine_grouped_vnni::<4>(&input, &interleaved, &bias, &mut v),
+                            _ => affine_grouped_vnni::<8>(&input, &interleaved, &bias, &mut v),
+                        }
+                    }
+                    assert_eq!(a, v, "AVX-VNNI: n = {n}, outputs = {outs}, {zero_share}% zero");
+                }
                 affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut c, true);
                 assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
             }
