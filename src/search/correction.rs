@@ -85,16 +85,9 @@ impl CorrectionHistory {
     /// Starts loading the entries of `s` into the cache (three tables of
     /// 64–128 KB, read at random: most reads missed the first-level cache).
     pub fn prefetch(&self, s: Slots) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            for entry in [&self.pawn[s.pawn], &self.non_pawn[s.non_pawn[0]], &self.non_pawn[s.non_pawn[1]]] {
-                // SAFETY: a prefetch only hints the cache; the address is a live entry.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(entry as *const i16 as *const i8) };
-            }
+        for entry in [&self.pawn[s.pawn], &self.non_pawn[s.non_pawn[0]], &self.non_pawn[s.non_pawn[1]]] {
+            super::prefetch::prefetch(entry);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = s;
     }
 
     /// The correction in centipawns for a position with these slots.

@@ -8,6 +8,7 @@ pub mod history;
 pub mod limits;
 pub mod params;
 pub mod picker;
+mod prefetch;
 pub mod score;
 pub mod see;
 pub mod strength;

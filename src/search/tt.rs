@@ -170,15 +170,7 @@ impl TranspositionTable {
     /// little later (after move generation, at the child node) does not wait
     /// for memory.
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let bucket: *const Bucket = self.bucket(key);
-            // SAFETY: a prefetch only hints the cache; the address is a live bucket.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket as *const i8) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        super::prefetch::prefetch(self.bucket(key));
     }
 
     pub fn probe(&self, key: u64) -> Option<Entry> {
