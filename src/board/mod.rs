@@ -273,26 +273,20 @@ impl Board {
 
     /// Plays a legal move.
     pub fn push(&mut self, m: Move) {
-        let current = self.current();
-        let pieces_key = zobrist::key_after_pieces(current.key, current.pos.turn(), m);
-        self.push_known(m, None, pieces_key);
+        self.push_prepared(m, self.likely_key_after(m), None);
     }
 
-    /// Plays a legal move of which the caller already has whether it
-    /// checks ([`CheckInfo::gives_check`]) and [`Board::likely_key_after`]:
-    /// the search works both out before every move it plays (to prune, and
-    /// to start loading the table's entry), and doing either again after
-    /// the move would repeat the work.
-    pub fn push_giving_check(&mut self, m: Move, gives_check: bool, likely_key: u64) {
-        self.push_known(m, Some(gives_check), likely_key);
-    }
-
-    fn push_known(&mut self, m: Move, gives_check: Option<bool>, pieces_key: u64) {
+    /// Plays a legal move whose [`Board::likely_key_after`] the caller
+    /// already has, and, where it has it, whether it checks
+    /// ([`CheckInfo::gives_check`]): the search works them out before the
+    /// moves it plays (to start loading the table's entry, and to prune),
+    /// and doing either again after the move would repeat the work.
+    pub fn push_prepared(&mut self, m: Move, likely_key: u64, gives_check: Option<bool>) {
         let before = self.plies.last().expect("board always holds a position");
         let mut pos = before.pos.clone();
         pos.play_unchecked(m);
-        debug_assert_eq!(pieces_key, zobrist::key_after_pieces(before.key, before.pos.turn(), m), "{m}");
-        let key = pieces_key ^ zobrist::rights_and_en_passant_change(&before.pos, &pos);
+        debug_assert_eq!(likely_key, zobrist::key_after_pieces(before.key, before.pos.turn(), m), "{m}");
+        let key = likely_key ^ zobrist::rights_and_en_passant_change(&before.pos, &pos);
         let in_check = gives_check.unwrap_or_else(|| pos.is_check());
         debug_assert_eq!(in_check, pos.is_check(), "{m}");
         if let Some(nnue) = &mut self.nnue {

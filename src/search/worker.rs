@@ -397,7 +397,7 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.frames[ply].played = Some(PieceTo::of(us, m));
-            self.board.push_giving_check(m, gives_check, likely_key);
+            self.board.push_prepared(m, likely_key, Some(gives_check));
             if self.board.key() != likely_key {
                 self.tt.prefetch(self.board.key());
             }
@@ -556,7 +556,7 @@ impl<'a> Worker<'a> {
             }
             let likely_key = self.board.likely_key_after(m);
             self.tt.prefetch(likely_key);
-            self.board.push(m);
+            self.board.push_prepared(m, likely_key, None);
             if self.board.key() != likely_key {
                 self.tt.prefetch(self.board.key());
             }
