@@ -176,77 +176,76 @@ unsafe fn affine_grouped_avx2_any<const PAIRED: bool>(
     true
 }
 
-/// [`affine_grouped_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
-/// pairs and accumulates in one instruction instead of three; two chains of
-/// accumulators hide half of its latency.
-///
-/// # Safety
-/// As for [`affine_grouped_avx2`], and the CPU must support AVX-VNNI.
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2,avxvnni")]
-unsafe fn affine_grouped_vnni<const G: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
-    use std::arch::x86_64::*;
-    let stride = 8 * G * 4;
-    let mut chains = [[_mm256_setzero_si256(); G]; 2];
-    for (x, w) in input.chunks_exact(8).zip(interleaved.chunks_exact(2 * stride)) {
-        for (c, chain) in chains.iter_mut().enumerate() {
-            // SAFETY: `x` holds two groups' 8 bytes and `w` their 2·stride
-            // weights (the caller's contract); unaligned loads.
-            unsafe {
-                let word = _mm256_set1_epi32((x.as_ptr().add(4 * c) as *const i32).read_unaligned());
-                for (g, sum) in chain.iter_mut().enumerate() {
-                    let weights = _mm256_loadu_si256(w.as_ptr().add(c * stride + g * 32) as *const __m256i);
-                    *sum = _mm256_dpbusd_avx_epi32(*sum, word, weights);
+/// One grouped `vpdpbusd` kernel per register width, from one body: `R`
+/// registers of outputs, `$chains` chains of accumulators (each group of 4
+/// inputs adds into the next chain, which hides the multiply-add's
+/// latency), summed with the biases at the end.
+macro_rules! dpbusd_kernel {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $reg:ty, $lanes:literal, $chains:literal,
+     $zero:ident, $set1:ident, $load:ident, $store:ident, $dpbusd:ident, $add:ident) => {
+        $(#[$doc])*
+        #[cfg(tessera_avx2)]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const R: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
+            use std::arch::x86_64::*;
+            // The weights of one group of 4 inputs: 4 bytes for each output.
+            let stride = 4 * $lanes * R;
+            let mut chains: [[$reg; R]; $chains] = [[$zero(); R]; $chains];
+            for (x, w) in input.chunks_exact(4 * $chains).zip(interleaved.chunks_exact($chains * stride)) {
+                for (c, chain) in chains.iter_mut().enumerate() {
+                    // SAFETY: `x` holds the chains' groups' bytes and `w`
+                    // their weights (the caller's contract); unaligned loads.
+                    unsafe {
+                        let word = $set1((x.as_ptr().add(4 * c) as *const i32).read_unaligned());
+                        for (r, sum) in chain.iter_mut().enumerate() {
+                            let weights = $load(w.as_ptr().add(c * stride + r * 4 * $lanes) as *const _);
+                            *sum = $dpbusd(*sum, word, weights);
+                        }
+                    }
+                }
+            }
+            let mut totals = chains[0];
+            for chain in &chains[1..] {
+                for (total, &sum) in totals.iter_mut().zip(chain) {
+                    *total = $add(*total, sum);
+                }
+            }
+            for (r, &total) in totals.iter().enumerate() {
+                // SAFETY: bias and out hold `$lanes`·R values; unaligned load and store.
+                unsafe {
+                    let b = $load(bias.as_ptr().add(r * $lanes) as *const _);
+                    $store(out.as_mut_ptr().add(r * $lanes) as *mut _, $add(total, b));
                 }
             }
         }
-    }
-    for (g, (&first, &second)) in chains[0].iter().zip(&chains[1]).enumerate() {
-        // SAFETY: bias and out hold 8·G values; unaligned load and store.
-        unsafe {
-            let b = _mm256_loadu_si256(bias.as_ptr().add(g * 8) as *const __m256i);
-            let sum = _mm256_add_epi32(_mm256_add_epi32(first, second), b);
-            _mm256_storeu_si256(out.as_mut_ptr().add(g * 8) as *mut __m256i, sum);
-        }
-    }
+    };
 }
 
-/// [`affine_grouped_vnni`] on 512-bit registers (AVX-512 VNNI): 16 outputs a
-/// register, so half the multiply-adds and weight loads per group of 4
-/// inputs; four chains of accumulators hide the multiply-add's latency.
-///
-/// # Safety
-/// As for [`affine_grouped_avx2`] with `16·Z` outputs, and the CPU must
-/// support AVX-512 F, BW and VNNI.
-#[cfg(tessera_avx2)]
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-unsafe fn affine_grouped_avx512<const Z: usize>(input: &[u8], interleaved: &[i8], bias: &[i32], out: &mut [i32]) {
-    use std::arch::x86_64::*;
-    let stride = 16 * Z * 4;
-    let mut chains = [[_mm512_setzero_si512(); Z]; 4];
-    for (x, w) in input.chunks_exact(16).zip(interleaved.chunks_exact(4 * stride)) {
-        for (c, chain) in chains.iter_mut().enumerate() {
-            // SAFETY: `x` holds four groups' 16 bytes and `w` their 4·stride
-            // weights (the caller's contract); unaligned loads.
-            unsafe {
-                let word = _mm512_set1_epi32((x.as_ptr().add(4 * c) as *const i32).read_unaligned());
-                for (z, sum) in chain.iter_mut().enumerate() {
-                    let weights = _mm512_loadu_si512(w.as_ptr().add(c * stride + z * 64) as *const _);
-                    *sum = _mm512_dpbusd_epi32(*sum, word, weights);
-                }
-            }
-        }
-    }
-    for (z, &first) in chains[0].iter().enumerate() {
-        // SAFETY: bias and out hold 16·Z values; unaligned load and store.
-        unsafe {
-            let b = _mm512_loadu_si512(bias.as_ptr().add(z * 16) as *const _);
-            let pairs =
-                _mm512_add_epi32(_mm512_add_epi32(first, chains[1][z]), _mm512_add_epi32(chains[2][z], chains[3][z]));
-            _mm512_storeu_si512(out.as_mut_ptr().add(z * 16) as *mut _, _mm512_add_epi32(pairs, b));
-        }
-    }
-}
+dpbusd_kernel!(
+    /// [`affine_grouped_avx2`] with AVX-VNNI's `vpdpbusd`, which multiplies,
+    /// pairs and accumulates in one instruction instead of three: 8 outputs
+    /// a register, two chains.
+    ///
+    /// # Safety
+    /// As for [`affine_grouped_avx2`] with `8·R` outputs, and the CPU must
+    /// support AVX-VNNI.
+    affine_grouped_vnni, "avx2,avxvnni", __m256i, 8, 2,
+    _mm256_setzero_si256, _mm256_set1_epi32, _mm256_loadu_si256, _mm256_storeu_si256,
+    _mm256_dpbusd_avx_epi32, _mm256_add_epi32
+);
+
+dpbusd_kernel!(
+    /// [`affine_grouped_vnni`] on 512-bit registers (AVX-512 VNNI): 16
+    /// outputs a register, so half the multiply-adds and weight loads per
+    /// group of 4 inputs; four chains.
+    ///
+    /// # Safety
+    /// As for [`affine_grouped_avx2`] with `16·R` outputs, and the CPU must
+    /// support AVX-512 F, BW and VNNI.
+    affine_grouped_avx512, "avx2,avx512f,avx512bw,avx512vnni", __m512i, 16, 4,
+    _mm512_setzero_si512, _mm512_set1_epi32, _mm512_loadu_si512, _mm512_storeu_si512,
+    _mm512_dpbusd_epi32, _mm512_add_epi32
+);
 
 /// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
 #[cfg(tessera_avx2)]
