@@ -14,7 +14,7 @@ use tessera::nnue::format::checksum;
 use crate::optim::Adam;
 
 const MAGIC: &[u8; 4] = b"TSCK";
-const VERSION: u32 = 2;
+pub const VERSION: u32 = 2;
 
 /// One epoch's record.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,6 +4,7 @@
 mod alloc;
 mod augment;
 mod batch;
+mod campaign;
 mod charts;
 mod checkpoint;
 mod data;
@@ -271,6 +272,9 @@ pub enum Command {
     /// Load speed and bytes a position of data files through the trainer's
     /// loader (a Markdown table).
     ReadSpeed(read_speed::ReadSpeedArgs),
+    /// A long run whose state is committed with the repository, so that it
+    /// resumes on another machine: `start`, `resume`, `status`.
+    Campaign(campaign::CampaignArgs),
 }
 
 fn main() -> ExitCode {
@@ -284,6 +288,7 @@ fn main() -> ExitCode {
         Some(Command::WdlFit(w)) => wdl_fit::run(w),
         Some(Command::EvalNet(e)) => eval_net::run(e),
         Some(Command::ReadSpeed(r)) => read_speed::run(r),
+        Some(Command::Campaign(c)) => campaign::run(c),
         Some(Command::Formats) => {
             use tessera_data::formats::Format;
             for f in Format::ALL {

@@ -81,7 +81,45 @@ pub fn engine_net(option: &str, path: &Path) -> Result<(Network, String), Error>
     Ok((net, NetFile::content_hash(&bytes)))
 }
 
+/// What a caller that drives a run (a campaign) sees and decides between
+/// epochs.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// The command line recorded in the net's description (default: this
+    /// process's own).
+    pub command: Option<String>,
+    /// Called after every epoch, once its checkpoint is on disk.
+    pub after_epoch: Option<AfterEpoch<'a>>,
+    /// Stop cleanly after this many epochs trained by this call (the
+    /// checkpoint written, no net exported).
+    pub stop_after: Option<usize>,
+}
+
+/// The callback of [`Hooks::after_epoch`].
+pub type AfterEpoch<'a> = Box<dyn FnMut(&EpochDone) -> Result<(), Error> + 'a>;
+
+/// A finished epoch, as [`Hooks::after_epoch`] sees it.
+pub struct EpochDone<'c> {
+    pub checkpoint: &'c Checkpoint,
+    pub epochs: usize,
+    pub samples_per_epoch: u64,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every epoch trained and the net written here.
+    Finished(PathBuf),
+    /// Stopped by [`Hooks::stop_after`] after this many epochs in all.
+    Stopped(usize),
+}
+
 pub fn run(args: &Args) -> Result<(), Error> {
+    run_with(args, Hooks::default()).map(|_| ())
+}
+
+pub fn run_with(args: &Args, mut hooks: Hooks) -> Result<Outcome, Error> {
+    let command = hooks.command.clone().unwrap_or_else(command_line);
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     }
@@ -432,26 +470,32 @@ pub fn run(args: &Args) -> Result<(), Error> {
             elapsed
         );
         history.push(record);
-        Checkpoint {
+        let checkpoint = Checkpoint {
             fingerprint: fingerprint.clone(),
             epochs_done: (epoch + 1) as u32,
             history: history.clone(),
             params: model.params.clone(),
             adam: adam.clone(),
-        }
-        .save(&checkpoint_path)?;
+        };
+        checkpoint.save(&checkpoint_path)?;
         write_loss_reports(&history)?;
+        if let Some(after_epoch) = hooks.after_epoch.as_mut() {
+            after_epoch(&EpochDone { checkpoint: &checkpoint, epochs, samples_per_epoch: train.len() as u64 })?;
+        }
         // Nets along the way, for a curve of strength against samples seen.
         if let Some(every) = args.nets_every
             && (epoch + 1) % every == 0
             && epoch + 1 < epochs
         {
             let seen = (epoch + 1) as u64 * train.len() as u64;
-            let description =
-                format!("{} | after epoch {} of {epochs}, {seen} samples seen", command_line(), epoch + 1);
+            let description = format!("{} | after epoch {} of {epochs}, {seen} samples seen", command, epoch + 1);
             let float = trained_model(&model, &mut rounded, args.quantization_aware).to_float();
             let path = net_path.with_extension(format!("e{}.nnue", epoch + 1));
             write_atomically(&path, &float.quantize(&description).to_bytes())?;
+        }
+        if hooks.stop_after.is_some_and(|n| epoch + 1 - first_epoch >= n) && epoch + 1 < epochs {
+            println!("stopped after epoch {} of {epochs}; the same command resumes", epoch + 1);
+            return Ok(Outcome::Stopped(epoch + 1));
         }
     }
     // A run killed between its last checkpoint and its reports resumes with
@@ -465,7 +509,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let description = format!(
         "{} | {} training / {} validation samples | target scale {target_scale:.0} cp (fitted {}) | \
          {} epochs | validation loss {:.6}",
-        command_line(),
+        command,
         train.len(),
         validation_total,
         fitted.map_or("-".into(), |k| format!("{k:.0} cp")),
@@ -497,7 +541,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     }
     println!("validation loss {:.6}", last.validation_loss);
     println!("quantization error on the validation set: mean {mean_error:.2} cp, max {max_error:.2} cp");
-    Ok(())
+    Ok(Outcome::Finished(net_path))
 }
 
 /// The model a batch's passes run on: `model` itself, or with

@@ -657,3 +657,94 @@ fn a_files_teacher_weight_replaces_the_default_for_its_samples() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The trainer in `dir` (a campaign's paths are relative to where it runs).
+fn trainer_in(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(TRAINER);
+    cmd.current_dir(dir).args(args);
+    cmd
+}
+
+#[test]
+fn a_campaign_resumes_on_a_machine_without_its_local_files() {
+    let dir = temp_dir("campaign");
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    write_data(&dir.join("shared/games.txt"), 12_000);
+    std::fs::create_dir_all(dir.join("val")).unwrap();
+    let remake = "tail -n 2000 shared/games.txt > val/tail.txt";
+    let mut make_val = Command::new("sh");
+    make_val.current_dir(&dir).args(["-c", remake]);
+    run(make_val);
+    let net = "all_32x2-8-1.nnue";
+    let training: Vec<&str> = vec![
+        "--data",
+        "shared/*.txt",
+        "--validation",
+        "val/tail.txt",
+        "--ft",
+        "32",
+        "--hidden",
+        "8",
+        "--batch",
+        "256",
+        "--lr",
+        "2e-3",
+        "--epochs",
+        "4",
+    ];
+
+    // The uninterrupted run.
+    let mut straight = training.clone();
+    straight.extend(["--out", "straight", "--threads", "2"]);
+    run(trainer_in(&dir, &straight));
+
+    // A machine-local input needs the command that remakes it.
+    let mut start = vec!["campaign", "start", "camp", "--name", "t", "--durable", "shared", "--"];
+    start.extend(&training);
+    let out = trainer_in(&dir, &start).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("val/tail.txt is machine-local"), "{out:?}");
+
+    let remake_arg = format!("val/tail.txt={remake}");
+    let mut start =
+        vec!["campaign", "start", "camp", "--name", "t", "--durable", "shared", "--remake", &remake_arg, "--"];
+    start.extend(&training);
+    run(trainer_in(&dir, &start));
+    let manifest = std::fs::read_to_string(dir.join("camp/manifest.json")).unwrap();
+    assert!(manifest.contains("\"shared/games.txt\""), "globs are pinned as files: {manifest}");
+    assert!(manifest.contains("\"sha256\""), "{manifest}");
+
+    // Two epochs, a clean stop; then the machine is gone: every file outside
+    // the campaign folder and the durable data deleted.
+    let out = run(trainer_in(&dir, &["campaign", "resume", "camp", "--stop-after", "2", "--threads", "2"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped after epoch 2"), "{out:?}");
+    assert!(std::fs::read_to_string(dir.join("camp/manifest.json")).unwrap().contains("\"epochs_done\": 2"));
+    assert!(dir.join("camp/checkpoint.bin.zst").exists());
+    std::fs::remove_dir_all(dir.join("runs")).unwrap();
+    std::fs::remove_dir_all(dir.join("val")).unwrap();
+    let out = run(trainer_in(&dir, &["campaign", "status", "camp"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("missing (resume remakes it)"), "{out:?}");
+
+    // Resumed on the "new machine": remade, restored, the last two epochs only.
+    let out = run(trainer_in(&dir, &["campaign", "resume", "camp", "--threads", "1"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("remaking val/tail.txt"), "{text}");
+    assert!(text.contains("restoring the committed checkpoint (epoch 2)"), "{text}");
+    assert!(!text.contains("epoch 2/4") && text.contains("epoch 4/4"), "{text}");
+    assert_eq!(
+        tensors(&dir.join("runs/campaign-t").join(net)),
+        tensors(&dir.join("straight").join(net)),
+        "a campaign moved between machines ends with the uninterrupted run's weights"
+    );
+    let out = run(trainer_in(&dir, &["campaign", "resume", "camp"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is finished"), "{out:?}");
+
+    // Durable data that changed is refused, not trained on.
+    std::fs::remove_file(dir.join("camp/manifest.json")).unwrap();
+    run(trainer_in(&dir, &start));
+    std::fs::write(dir.join("shared/games.txt"), "8/8/8/8/8/8/8/K1k5 w - - 0 1 | 0 | 0.5\n").unwrap();
+    let out = trainer_in(&dir, &["campaign", "resume", "camp"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not the file the campaign pinned"), "{out:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
