@@ -12,7 +12,9 @@
 # env: CUTECHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
 #      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: the newest commit
 #      that changed the engine: src, build.rs, Cargo.*, nets/default.nnue)
-# writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn
+# writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn,
+#         state/NAME/*.pgn.gz after every CHUNK (20) games: commit it, and the
+#         same command on another machine goes on from those games
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
@@ -26,7 +28,7 @@ mkdir -p "$dir" "$RESULTS"
 pgns=()
 for opp in "${opponents[@]}"; do
     pgns+=("$dir/vs-$(engine_name "$opp").pgn")
-    play_pair "${pgns[-1]}" "$tc" "$games" "$engine" "$opp"
+    play_pair "${pgns[-1]}" "$tc" "$games" "$engine" "$opp" "$name"
 done
 
 # Only this run's opponents: the folder may also hold the games of an earlier

@@ -284,6 +284,64 @@ median_depth() { # pgn
 # Games with a result in a PGN (0 when it does not exist).
 played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
 
+# Long matches outlive the machine they run on: a test's identity and games
+# are kept under state/NAME/ (STATE_DIR; committed with the repository),
+# refreshed after every chunk of games, and a rerun of the same command on a
+# fresh clone restores from there what work/ lacks, and goes on.
+STATE=${STATE_DIR:-$TOURNAMENTS/state}
+
+save_state() { # NAME FILE…  (a PGN is kept gzip-compressed)
+    local key=$1 f kept
+    shift
+    mkdir -p "$STATE/$key"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        kept=$STATE/$key/$(basename "$f")
+        case "$f" in
+            *.pgn) gzip -9nc "$f" > "$kept.gz.tmp" && mv "$kept.gz.tmp" "$kept.gz" ;;
+            *) cp "$f" "$kept.tmp" && mv "$kept.tmp" "$kept" ;;
+        esac
+    done
+}
+
+restore_state() { # NAME FILE…  (each restored where missing, a PGN also where the kept one has more games)
+    local key=$1 f kept
+    shift
+    for f in "$@"; do
+        kept=$STATE/$key/$(basename "$f")
+        if [ -f "$kept.gz" ]; then
+            if [ ! -f "$f" ] || [ "$(gunzip -c "$kept.gz" | grep -c '^\[Result "[012/-]*"\]' || true)" -gt "$(played "$f")" ]; then
+                mkdir -p "$(dirname "$f")"
+                gunzip -c "$kept.gz" > "$f"
+                rm -f "$f.run"
+                echo "restored $f from $kept.gz ($(played "$f") games)" >&2
+            fi
+        elif [ -f "$kept" ] && [ ! -f "$f" ]; then
+            mkdir -p "$(dirname "$f")"
+            cp "$kept" "$f"
+            echo "restored $f from $kept" >&2
+        fi
+    done
+}
+
+# What names an engine in a test's identity, the same on every machine:
+# commit:REV by its commit and the net its build embeds, net:FILE by the net's
+# hash and the engine code's key, any other binary by its bytes.
+engine_identity() { # GIVEN RESOLVED
+    local bin version root
+    bin=$(engine_spec "$2" | sed -n 's/.* cmd=\([^ ]*\).*/\1/p')
+    case "$1" in
+        commit:* | net:*)
+            root=$(git -C "$TOURNAMENTS" rev-parse --show-toplevel)
+            version=$("$bin" --version 2>/dev/null | head -n 1)
+            case "$1" in
+                commit:*) echo "commit $(git -C "$root" rev-parse "${1#commit:}^{commit}"), $version" ;;
+                *) echo "$version, engine code $(engine_code_key "$root")" ;;
+            esac ;;
+        *) if [ -n "$bin" ]; then echo "binary $(sha256sum < "$bin" | cut -c1-16)"; else echo "$1"; fi ;;
+    esac
+}
+
 # Moves the games of a run into PGN, whole pairs only. With -repeat both games
 # of an opening (colours swapped) carry one Round number, unique within a run;
 # a round with a single game lost its partner to an interruption, and is left
@@ -306,23 +364,36 @@ keep_whole_pairs() { # run_pgn pgn
 
 # Plays the games still missing from PGN between two engines (resumable: a
 # rerun plays only the rest, with a fresh opening seed). cutechess writes to
-# PGN.run, merged into PGN when the run ends or, after a cut-off, before the next.
-play_pair() { # pgn tc games engine_a engine_b
-    local pgn=$1 tc=$2 games=$3 a=$4 b=$5 done_games left
+# PGN.run, merged into PGN after every chunk of CHUNK games (20) or, after a
+# cut-off, before the next; with KEY, each chunk's PGN is also kept in
+# state/KEY/ (save_state), and a PGN missing here is restored from there.
+play_pair() { # pgn tc games engine_a engine_b [key]
+    local pgn=$1 tc=$2 games=$3 a=$4 b=$5 key=${6:-} done_games left chunk=${CHUNK:-20}
+    [[ $chunk =~ ^[0-9]+$ ]] && [ "$chunk" -ge 2 ] || die "CHUNK must be a number ≥ 2, not '$chunk'"
+    [ -z "$key" ] || restore_state "$key" "$pgn"
     keep_whole_pairs "$pgn.run" "$pgn"
     done_games=$(played "$pgn")
-    left=$((games - done_games))
-    if [ "$left" -le 0 ]; then
+    if [ "$((games - done_games))" -le 0 ]; then
         echo "$(basename "$pgn" .pgn): $done_games games already played" >&2
         return
     fi
-    echo "$(basename "$pgn" .pgn): playing $left games ($done_games already played)" >&2
+    echo "$(basename "$pgn" .pgn): playing $((games - done_games)) games ($done_games already played)" >&2
     set_game_args "$tc" "$(find_book)"
-    "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") "${game_args[@]}" \
-        -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
-        -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 |
-        tee -a "${pgn%.pgn}.log"
-    keep_whole_pairs "$pgn.run" "$pgn"
+    while [ "$done_games" -lt "$games" ]; do
+        left=$((games - done_games))
+        [ "$left" -le "$chunk" ] || left=$chunk
+        "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") "${game_args[@]}" \
+            -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
+            -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 |
+            tee -a "${pgn%.pgn}.log"
+        keep_whole_pairs "$pgn.run" "$pgn"
+        [ -z "$key" ] || save_state "$key" "$pgn"
+        if [ "$(played "$pgn")" -le "$done_games" ]; then
+            echo "$(basename "$pgn" .pgn): cutechess-cli's last run added no whole game pair; stopping" >&2
+            return
+        fi
+        done_games=$(played "$pgn")
+    done
 }
 
 # Eight hex digits that change with the engine's code in the checkout at $1:

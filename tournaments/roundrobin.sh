@@ -8,7 +8,9 @@
 #   GAMES   games per pair (even)
 #   ENGINE  net:FILE | commit:REV | label=/path/to/uci-binary | stockfish@ELO | a Debian engine
 # env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT
-# writes: results/NAME.md (Ordo table), work/NAME/*.pgn
+# writes: results/NAME.md (Ordo table), work/NAME/*.pgn,
+#         state/NAME/*.pgn.gz after every CHUNK (20) games: commit it, and the
+#         same command on another machine goes on from those games
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
@@ -23,7 +25,7 @@ pgns=()
 for ((i = 0; i < ${#engines[@]}; i++)); do
     for ((j = i + 1; j < ${#engines[@]}; j++)); do
         pgns+=("$dir/${names[i]}-vs-${names[j]}.pgn")
-        play_pair "${pgns[-1]}" "$tc" "$games" "${engines[i]}" "${engines[j]}"
+        play_pair "${pgns[-1]}" "$tc" "$games" "${engines[i]}" "${engines[j]}" "$name"
     done
 done
 # Only this run's pairs: the folder may also hold pairs of an earlier run's engines.

@@ -13,7 +13,12 @@
 # writes: results/NAME.md (the test so far: verdict, LLR, score, Elo and an
 #         Ordo table with BASE = 0), work/NAME.pgn (its games), work/NAME.sprt
 #         (what the test is: a rerun with other engines, bounds, book or time
-#         control is refused; delete work/NAME.* to start it again)
+#         control is refused; delete work/NAME.* and state/NAME/ to start it
+#         again), and after every chunk state/NAME/ (the identity and the
+#         games, gzip): commit it, and the same command on another machine
+#         goes on from there. Engines given as commit:REV or net:FILE are
+#         named by commit, net hash and engine code, so a rebuild elsewhere is
+#         the same engine; a label=/path binary by its bytes.
 # The statistic (tournaments/sprt_stat.py) is over pairs of games (each opening
 # with both colours), across every cutechess run of the test.
 set -euo pipefail
@@ -54,20 +59,20 @@ state=$WORK/$name.sprt
 # What the test is. Engines are named by their binaries' contents: a `net:`
 # build made after the engine's code changed is another engine, and its games
 # must not join an SPRT of the old one.
-binary_of() { engine_spec "$1" | sed -n 's/.* cmd=\([^ ]*\).*/\1/p'; }
 identity() {
     echo "tc $tc"
     echo "sprt $sprt"
-    echo "book $book"
-    echo "new $name_new $(sha256sum < "$(binary_of "$new")" | cut -c1-16) ($(engine_options "$spec_new"))"
-    echo "base $name_base $(sha256sum < "$(binary_of "$base")" | cut -c1-16) ($(engine_options "$spec_base"))"
+    echo "book $(basename "$book") $(sha256sum < "$book" | cut -c1-16)"
+    echo "new $name_new $(engine_identity "$given_new" "$new") ($(engine_options "$spec_new"))"
+    echo "base $name_base $(engine_identity "$given_base" "$base") ($(engine_options "$spec_base"))"
 }
 engine_options() { grep -o 'option\.[^ ]*' <<< "$1" | tr '\n' ' ' | sed 's/ $//' || true; }
+restore_state "$name" "$state" "$pgn"
 if [ -f "$state" ]; then
     if ! diff <(identity) "$state" >/dev/null; then
         echo "work/$name.sprt (the test so far) differs from this command's:" >&2
         diff <(identity) "$state" | sed 's/^</  this command:/; s/^>/  the test so far:/' | grep -v '^---\|^[0-9]' >&2 || true
-        die "rerun the test's own command, or delete $WORK/$name.* to start it again (or choose another NAME)"
+        die "rerun the test's own command, or delete $WORK/$name.* and $STATE/$name/ to start it again (or choose another NAME)"
     fi
 else
     rm -f "$pgn" "$pgn.run" "$log"
@@ -119,6 +124,7 @@ while :; do
     games=$(field games)
     echo "SPRT $name after $games games: $stat" | tee -a "$log"
     write_result
+    save_state "$name" "$state" "$pgn"
     [ "$(field verdict)" = none ] && [ "$games" -lt "$max" ] || break
     left=$((max - games))
     [ "$left" -lt "$chunk" ] || left=$chunk

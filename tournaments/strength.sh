@@ -14,7 +14,9 @@
 #   SETTING  ELO:OPPONENT[+OPPONENT...], e.g. 1500:stockfish@1500+phalanx;
 #            at least one setting must meet a stockfish@ELO (the anchors)
 # env: as gauntlet.sh (CUTECHESS, BOOK, BOOK_PLIES, CONCURRENCY, ENGINE_COMMIT)
-# writes: results/NAME.md (setting -> measured Elo, scores per pairing), work/NAME/*.pgn
+# writes: results/NAME.md (setting -> measured Elo, scores per pairing), work/NAME/*.pgn,
+#         state/NAME/*.pgn.gz after every CHUNK (20) games: commit it, and the
+#         same command on another machine goes on from those games
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
@@ -47,7 +49,7 @@ pgns=()
 for pairing in "${pairings[@]}"; do
     read -r elo opp <<< "$pairing"
     pgns+=("$dir/$elo-vs-$(engine_name "$opp").pgn")
-    play_pair "${pgns[-1]}" "$tc" "$games" "$engine@$elo" "$opp"
+    play_pair "${pgns[-1]}" "$tc" "$games" "$engine@$elo" "$opp" "$name"
 done
 all=$dir/all.pgn
 cat "${pgns[@]}" > "$all"

@@ -78,12 +78,14 @@ def test_refusals_say_what_is_wrong(args, tools, message):
 
 FAKE_CUTECHESS = """#!/bin/bash
 # Stands in for cutechess-cli: notes the rounds it was asked for, then writes one
-# finished game for each Round number in $FAKE_ROUNDS to its -pgnout file.
+# finished game for each Round number in $FAKE_ROUNDS, up to the rounds asked
+# for, to its -pgnout file.
 while [ $# -gt 0 ]; do
-    case $1 in -pgnout) out=$2 ;; -rounds) echo "$2" >> "$FAKE_LOG" ;; esac
+    case $1 in -pgnout) out=$2 ;; -rounds) rounds=$2; echo "$2" >> "$FAKE_LOG" ;; esac
     shift
 done
 for r in $FAKE_ROUNDS; do
+    [ "$r" -le "${rounds:-1000}" ] || continue
     printf '[Event "t"]\\n[Round "%s"]\\n[White "a"]\\n[Black "b"]\\n[Result "1-0"]\\n\\n1. e4 1-0\\n\\n' "$r" >> "$out"
 done
 """
@@ -98,7 +100,7 @@ def fake_cutechess_env(tmp_path):
     book = tmp_path / "book.pgn"
     book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
     return {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
-            "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+            "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state")}
 
 
 def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
@@ -122,12 +124,9 @@ def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
     # A run that itself ends with an unpaired game leaves the PGN one pair short,
     # and the next run asks for that pair again.
     pgn.unlink()
+    shutil.rmtree(tmp_path / "state")
     out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1 2 2 3"})
     assert out.returncode == 0, out.stderr
-    assert pgn.read_text().count("[Result ") == 4
-    out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1"})
-    assert out.returncode == 0, out.stderr
-    assert "playing 2 games (4 already played)" in out.stderr
     assert pgn.read_text().count("[Result ") == 6
     assert (tmp_path / "rounds").read_text().split() == ["2", "3", "1"]
 
@@ -184,7 +183,7 @@ def test_every_script_gives_cutechess_the_same_limits_and_book(tmp_path, args, t
     book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")
     argv = tmp_path / "argv"
     env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(argv), "BOOK": str(book),
-           "BOOK_PLIES": "8", "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+           "BOOK_PLIES": "8", "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state")}
     run([str(T / args[0]), *[tc if a == "TC" else a for a in args[1:]]], env_extra=env)
     got = argv.read_text().splitlines()
     each = got.index("-each")
@@ -201,7 +200,7 @@ def test_node_odds_give_each_engine_its_own_budget(tmp_path):
     fake.chmod(0o755)
     argv = tmp_path / "argv"
     env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(argv), "BOOK": str(BOOK),
-           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state")}
     run([str(T / "match.sh"), "m", "nodes=300:200", "2", "a=/bin/true", "b=/bin/true"], env_extra=env)
     got = argv.read_text().splitlines()
     first, second, each = got.index("-engine"), len(got) - got[::-1].index("-engine") - 1, got.index("-each")
@@ -396,7 +395,7 @@ def test_a_result_records_the_settings_its_run_was_given(tmp_path):
     book = tmp_path / "a book.epd"
     book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")
     env = {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_ARGV": str(tmp_path / "argv"), "BOOK": str(book),
-           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "ELO1": "10", "MAX_GAMES": "400"}
+           "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state"), "ELO1": "10", "MAX_GAMES": "400"}
     out = run([str(T / "sprt.sh"), "s", "nodes=100", "a=/bin/true", "b=/bin/true"], env_extra=env)
     assert out.returncode == 0, out.stderr
     result = (tmp_path / "results" / "s.md").read_text()
@@ -455,7 +454,7 @@ def pairs_cutechess_env(tmp_path, pairs):
     book = tmp_path / "book.pgn"
     book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
     return {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "runs"), "FAKE_PAIRS": pairs,
-            "BOOK": str(book), "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results")}
+            "BOOK": str(book), "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state")}
 
 
 def test_an_sprt_reads_its_statistic_between_runs_and_stops_at_a_bound(tmp_path):
@@ -508,6 +507,40 @@ def test_an_interrupted_sprt_goes_on_and_refuses_another_test_under_its_name(tmp
         changed = args if extra else [*args[:3], "new=/bin/false", args[4]]
         out = run(changed, env_extra={**env, **extra})
         assert out.returncode != 0 and message in out.stderr and "delete" in out.stderr, out.stderr
+
+
+def test_an_sprt_goes_on_on_another_machine_from_its_committed_state(tmp_path):
+    env = {**pairs_cutechess_env(tmp_path, "10 01 hh"), "CHUNK": "4", "MAX_GAMES": "8"}
+    args = [str(T / "sprt.sh"), "s", "nodes=100", "new=/bin/true", "old=/bin/true"]
+    assert run(args, env_extra=env).returncode == 0
+    state = tmp_path / "state" / "s"
+    assert sorted(p.name for p in state.iterdir()) == ["s.pgn.gz", "s.sprt"]
+    # The machine is gone: no work folder. The same command goes on from the state.
+    shutil.rmtree(tmp_path / "work")
+    out = run(args, env_extra={**env, "MAX_GAMES": "12"})
+    assert out.returncode == 0, out.stderr
+    assert "restored" in out.stderr and "(8 games)" in out.stderr, out.stderr
+    assert "| games | 12 in 3 cutechess runs |" in (tmp_path / "results" / "s.md").read_text()
+    assert (tmp_path / "runs").read_text().splitlines()[-1] == "s run 3 2"
+    # The kept identity still refuses another test under the name.
+    shutil.rmtree(tmp_path / "work")
+    out = run([*args[:3], "new=/bin/false", args[4]], env_extra=env)
+    assert out.returncode != 0 and "delete" in out.stderr, out.stderr
+
+
+def test_a_gauntlet_goes_on_on_another_machine_from_its_committed_state(tmp_path):
+    env = {**fake_cutechess_env(tmp_path), "CHUNK": "2"}
+    args = [str(T / "gauntlet.sh"), "g", "nodes=100", "4", "a=/bin/true", "b=/bin/true"]
+    out = run(args, env_extra={**env, "FAKE_ROUNDS": "1 1"})
+    assert out.returncode == 0, out.stderr
+    # Played in chunks of two games, each kept in the state as it ended.
+    assert (tmp_path / "rounds").read_text().split() == ["1", "1"]
+    assert (tmp_path / "state" / "g" / "vs-b.pgn.gz").exists()
+    shutil.rmtree(tmp_path / "work")
+    out = run([*args[:3], "6", *args[4:]], env_extra={**env, "FAKE_ROUNDS": "1 1"})
+    assert out.returncode == 0, out.stderr
+    assert "playing 2 games (4 already played)" in out.stderr, out.stderr
+    assert (tmp_path / "work" / "g" / "vs-b.pgn").read_text().count("[Result ") == 6
 
 
 def test_the_sprt_statistic_pairs_games_by_event_and_round():
