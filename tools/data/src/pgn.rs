@@ -28,6 +28,9 @@ pub struct Game {
     /// The `Result` tag, white's view: 0 black won, 1 draw, 2 white won;
     /// `None` for an unfinished game (`*`) or none given.
     pub result: Option<u8>,
+    /// A hash of the `White`, `Black` and `Date` tags and the moves: the same
+    /// game kept in two files (both players' collections) has the same one.
+    pub identity: u64,
 }
 
 impl Game {
@@ -55,6 +58,8 @@ impl Game {
 struct Tags {
     result: Option<u8>,
     fen: Option<String>,
+    /// `White`, `Black` and `Date`, for the game's identity.
+    names: [Vec<u8>; 3],
 }
 
 struct Games<'a> {
@@ -66,6 +71,7 @@ struct Games<'a> {
 struct Reading {
     game: Game,
     pos: Chess,
+    names: [Vec<u8>; 3],
 }
 
 impl Visitor for Games<'_> {
@@ -88,6 +94,9 @@ impl Visitor for Games<'_> {
                 }
             }
             b"FEN" => tags.fen = Some(String::from_utf8_lossy(value.as_bytes()).into_owned()),
+            b"White" => tags.names[0] = value.as_bytes().to_vec(),
+            b"Black" => tags.names[1] = value.as_bytes().to_vec(),
+            b"Date" => tags.names[2] = value.as_bytes().to_vec(),
             _ => {}
         }
         ControlFlow::Continue(())
@@ -101,6 +110,7 @@ impl Visitor for Games<'_> {
         let complete = start.is_some();
         let start = start.unwrap_or_default();
         ControlFlow::Continue(Reading {
+            names: tags.names,
             pos: start.clone(),
             game: Game {
                 index: self.index,
@@ -109,6 +119,7 @@ impl Visitor for Games<'_> {
                 moves: Vec::new(),
                 complete,
                 result: tags.result,
+                identity: 0,
             },
         })
     }
@@ -128,8 +139,30 @@ impl Visitor for Games<'_> {
 
     fn end_game(&mut self, reading: Reading) {
         self.index += 1;
-        (self.each)(reading.game);
+        let mut game = reading.game;
+        game.identity = identity(&reading.names, &game);
+        (self.each)(game);
     }
+}
+
+/// FNV-1a over the tags (each with its length) and the moves' from, to and
+/// promotion: fixed across builds and platforms, unlike std's hasher.
+fn identity(names: &[Vec<u8>; 3], game: &Game) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for name in names {
+        eat(&(name.len() as u32).to_le_bytes());
+        eat(name);
+    }
+    for m in &game.moves {
+        let from = m.from().map_or(64, |s| s as u8);
+        eat(&[from, m.to() as u8, m.promotion().map_or(0, |r| r as u8)]);
+    }
+    h
 }
 
 /// Calls `each` with every game of `path` (plain or zstd) in order; returns
@@ -176,6 +209,15 @@ mod tests {
         assert_eq!(games[2].position_after(2).board().occupied().count(), 2);
         assert!(!games[3].complete && games[3].moves.is_empty());
         assert_eq!(games.iter().map(|g| g.index).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_ne!(games[0].identity, games[1].identity);
+        // The same game in two collections is one game; another date is another.
+        let same = "[White \"A\"]\n[Black \"B\"]\n[Date \"1990.??.??\"]\n[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+        let other = "[White \"A\"]\n[Black \"B\"]\n[Date \"1991.??.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+        std::fs::write(&path, format!("{same}{}{other}", same.replace("[Event \"x\"]\n", ""))).unwrap();
+        let mut ids = Vec::new();
+        read_games(&path, &mut |g| ids.push(g.identity)).unwrap();
+        assert_eq!(ids[0], ids[1]);
+        assert_ne!(ids[0], ids[2]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

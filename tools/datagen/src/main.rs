@@ -70,9 +70,15 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Positions a game: the plies from 20 on cut into this many equal
-        /// runs, one drawn from each (1: the thesis's one a game).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        /// runs, one drawn from each (1: the thesis's one a game), or `all`:
+        /// every position from ply 20 on.
+        #[arg(long, default_value = "1", value_parser = parse_per_game)]
         per_game: u32,
+        /// Take each game once, where the inputs hold it more than once (the
+        /// same White, Black, Date and moves: a game in both players'
+        /// collections); the first copy is kept.
+        #[arg(long)]
+        unique: bool,
         /// `eval`: labelled records; `pqr`: the thesis's triplets as text
         /// lines `<FEN of P> | <move played> | <random other legal move>`,
         /// which need no labeller.
@@ -509,11 +515,15 @@ fn run(args: Args) -> Result<Outcome, String> {
             }
             println!("wrote {} positions to {} ({to})", written.written, output.display());
         }
-        Command::Pgn { inputs, output, seed, per_game, method: MethodArg::Pqr, .. } => {
+        Command::Pgn { inputs, output, seed, per_game, unique, method: MethodArg::Pqr, .. } => {
             let mut lines = String::new();
             let mut count = 0;
-            for input in &inputs {
+            let mut first = FirstCopies::new(unique);
+            for (file, input) in inputs.iter().enumerate() {
                 tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
+                    if !first.keeps(file, &s) {
+                        return;
+                    }
                     if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
                         lines += &line;
                         lines.push('\n');
@@ -527,14 +537,23 @@ fn run(args: Args) -> Result<Outcome, String> {
                 .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             println!("wrote {count} triplets to {}", output.display());
         }
-        Command::Pgn { inputs, output, labelling, seed, per_game, .. } => {
+        Command::Pgn { inputs, output, labelling, seed, per_game, unique, .. } => {
             let mut samples = Vec::new();
-            for input in &inputs {
+            let mut first = FirstCopies::new(unique);
+            for (file, input) in inputs.iter().enumerate() {
+                let before = first.repeated;
                 let games = tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
-                    samples.push(Listed { pos: s.pos, result: s.result })
+                    if first.keeps(file, &s) {
+                        samples.push(Listed { pos: s.pos, result: s.result })
+                    }
                 })?;
-                eprintln!("{}: {games} games", input.display());
+                if unique {
+                    eprintln!("{}: {games} games, {} positions of games met before", input.display(), first.repeated - before);
+                } else {
+                    eprintln!("{}: {games} games", input.display());
+                }
             }
+            eprintln!("{} positions to label", samples.len());
             return label(&samples, &output, &labelling);
         }
         Command::Fens { inputs, output, labelling, missing_result } => {
@@ -670,5 +689,36 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--per-game`: a count from 1 to 1000, or `all` (0: every position).
+fn parse_per_game(text: &str) -> Result<u32, String> {
+    if text == "all" {
+        return Ok(0);
+    }
+    match text.parse::<u32>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("expected a count from 1 to 1000 or `all`, not '{text}'")),
+    }
+}
+
+/// `--unique`: which game (file, index) first held each identity; a sample
+/// of any later copy is left out.
+struct FirstCopies {
+    on: bool,
+    first: std::collections::HashMap<u64, (usize, u64)>,
+    repeated: usize,
+}
+
+impl FirstCopies {
+    fn new(on: bool) -> FirstCopies {
+        FirstCopies { on, first: std::collections::HashMap::new(), repeated: 0 }
+    }
+
+    fn keeps(&mut self, file: usize, s: &tessera_datagen::pgn::Sampled) -> bool {
+        let keep = !self.on || *self.first.entry(s.identity).or_insert((file, s.game)) == (file, s.game);
+        self.repeated += !keep as usize;
+        keep
     }
 }

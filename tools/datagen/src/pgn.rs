@@ -19,6 +19,8 @@ pub struct Sampled {
     pub result: u8,
     /// The game's index in its file.
     pub game: u64,
+    /// The game's identity (tags and moves, `tessera_data::pgn::Game`).
+    pub identity: u64,
 }
 
 /// The PQR triplet of a sample as a text line: P, the move played, and
@@ -39,7 +41,8 @@ pub fn pqr_line(s: &Sampled, seed: u64) -> Option<String> {
 /// every move legal, longer than [`MIN_PLY`]. The plies from [`MIN_PLY`] on
 /// are cut into `per_game` runs of (nearly) equal length and one is drawn
 /// from each (`per_game` 1: one ply drawn from them all, the thesis's
-/// sampling). Returns how many games the file holds.
+/// sampling); `per_game` 0 takes every position from [`MIN_PLY`] on.
+/// Returns how many games the file holds.
 pub fn sample(path: &Path, seed: u64, per_game: usize, each: &mut dyn FnMut(Sampled)) -> Result<u64, String> {
     tessera_data::pgn::read_games(path, &mut |game| {
         let (Some(result), false, true) = (game.result, game.set_up, game.complete) else { return };
@@ -48,13 +51,20 @@ pub fn sample(path: &Path, seed: u64, per_game: usize, each: &mut dyn FnMut(Samp
         }
         // A position with a move played from it: plies MIN_PLY..len.
         let choices = game.moves.len() - MIN_PLY;
+        let identity = game.identity;
+        if per_game == 0 {
+            for (ply, (pos, played)) in game.positions().enumerate().skip(MIN_PLY) {
+                each(Sampled { pos, played, result, game: game.index, identity });
+            }
+            return;
+        }
         let mut rng = tessera::rng::Rng::for_item(seed, game.index);
         let runs = per_game.max(1);
         for run in 0..runs {
             let (low, high) = (run * choices / runs, (run + 1) * choices / runs);
             if high > low {
                 let ply = MIN_PLY + low + rng.below(high - low);
-                each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index });
+                each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index, identity });
             }
         }
     })
@@ -129,6 +139,11 @@ mod tests {
                 assert!((low..high).contains(ply), "game {g}, run {run}: {ply} not in {low}..{high}");
             }
         }
+        // Every position from ply 20 on: one per ply, in order.
+        let mut every = Vec::new();
+        sample(&path, 7, 0, &mut |s| every.push(s)).unwrap();
+        assert_eq!(every.len(), (0..40).map(|i| 30 + i - MIN_PLY).sum::<usize>());
+        assert!(every.iter().all(|s| s.pos.is_legal(s.played)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -243,6 +243,21 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     let pqr = dir.join("triplets.txt");
     run(&["pgn", &p(&pgn), "-o", &p(&pqr), "--method", "pqr"]);
     assert_eq!(std::fs::read_to_string(&pqr).unwrap().lines().count(), 3);
+    // Every position from ply 20 on (4 a game); with --unique a game is taken
+    // once however often the inputs hold it (same players, date and moves:
+    // here the three games, without names, are one, given twice).
+    let every = dir.join("every.txt");
+    run(&["pgn", &p(&pgn), "-o", &p(&every), "--method", "pqr", "--per-game", "all"]);
+    assert_eq!(std::fs::read_to_string(&every).unwrap().lines().count(), 12);
+    let twice = dir.join("twice.txt");
+    run(&["pgn", &p(&pgn), &p(&pgn), "-o", &p(&twice), "--method", "pqr", "--per-game", "all"]);
+    assert_eq!(std::fs::read_to_string(&twice).unwrap().lines().count(), 24);
+    let once = dir.join("once.txt");
+    let out = run(&["pgn", &p(&pgn), &p(&pgn), "-o", &p(&once), "--method", "pqr", "--per-game", "all", "--unique"]);
+    let first_game: Vec<String> = std::fs::read_to_string(&every).unwrap().lines().take(4).map(String::from).collect();
+    assert_eq!(std::fs::read_to_string(&once).unwrap().lines().collect::<Vec<_>>(), first_game, "{out:?}");
+    let refused = Command::new(DATAGEN).args(["pgn", &p(&pgn), "-o", &p(&once), "--per-game", "every"]).output().unwrap();
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("`all`"));
 
     // Text and binary hold the same records; shuffling keeps them all.
     let as_text = dir.join("labelled.txt");
