@@ -6,6 +6,7 @@
 //! accumulators later) is updated in a single place.
 
 pub mod check;
+pub mod gui_fen;
 pub mod noisy;
 pub mod perft;
 pub mod perft_suite;

@@ -63,7 +63,12 @@ pub fn with_search_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// What all threads of one search share besides the table.
 pub struct SharedState {
+    /// Every thread stops searching: the GUI said so, or a limit is reached.
     pub stop: AtomicBool,
+    /// The GUI said `stop` (or `quit`): unlike `stop`, which a node budget
+    /// also raises, this is what a `go infinite` or `go ponder` search waits
+    /// for before its `bestmove`.
+    pub released: AtomicBool,
     /// True while a `go ponder` search waits for `ponderhit`: no clock yet.
     pub pondering: AtomicBool,
     pub nodes: Vec<AtomicU64>,
@@ -78,6 +83,7 @@ impl SharedState {
     pub fn new(threads: usize, limits: &Limits, time: TimeManager) -> SharedState {
         SharedState {
             stop: AtomicBool::new(false),
+            released: AtomicBool::new(false),
             pondering: AtomicBool::new(limits.ponder),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             node_limit: limits.nodes,
@@ -106,10 +112,23 @@ impl SharedState {
         }
     }
 
+    /// UCI `stop`: the search ends, and its answer is due now.
+    pub fn release(&self) {
+        self.released.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the answer must wait for a word from the GUI: `go infinite`
+    /// until `stop`, `go ponder` until `ponderhit` or `stop`, however the
+    /// search itself ended (a node budget, the strength limit's, included).
+    pub fn awaits_word(&self, limits: &Limits) -> bool {
+        !self.released.load(Ordering::Relaxed) && (limits.infinite || self.pondering.load(Ordering::Relaxed))
+    }
+
     /// UCI: after `go infinite` or `go ponder`, the answer waits for `stop`
     /// or `ponderhit`; then every thread is told to stop.
     pub fn wait_for_release(&self, limits: &Limits) {
-        while !self.stopped() && (limits.infinite || self.pondering.load(Ordering::Relaxed)) {
+        while self.awaits_word(limits) {
             std::thread::sleep(Duration::from_millis(1));
         }
         self.stop.store(true, Ordering::Relaxed);

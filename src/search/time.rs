@@ -39,8 +39,12 @@ const BANK_OVERHEADS: i64 = 25;
 impl TimeManager {
     pub fn new(start: Instant, limits: &Limits, us: Color, move_overhead_ms: i64) -> TimeManager {
         let ms = |v: i64| Some(Duration::from_millis(v.max(1) as u64));
+        // A move time is what the GUI asked for, used as asked (as
+        // Stockfish does): the overhead is a clock's safety margin, and
+        // taken off `movetime` a high one left nothing (5000 ms of overhead
+        // made `go movetime 300` a depth-1 move).
         if let Some(movetime) = limits.movetime {
-            let t = (movetime as i64 - move_overhead_ms).max(1);
+            let t = movetime as i64;
             return TimeManager { start, soft: ms(t), hard: ms(t), scalable: false };
         }
         let (time, inc) = match us {
@@ -261,7 +265,7 @@ mod tests {
     #[test]
     fn movetime_and_infinite() {
         let (soft, hard) = tm(Limits { movetime: Some(500), ..Limits::default() });
-        assert_eq!(soft, Some(Duration::from_millis(490)));
+        assert_eq!(soft, Some(Duration::from_millis(500)), "the overhead is not taken off a move time");
         assert_eq!(hard, soft);
         assert_eq!(tm(Limits { infinite: true, ..Limits::default() }), (None, None));
     }

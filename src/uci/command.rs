@@ -6,6 +6,9 @@
 pub enum Start {
     StartPos,
     Fen(String),
+    /// A line that names no position (`position`, `position somewhere`):
+    /// the reason. The engine answers no move until a position comes.
+    Unreadable(String),
 }
 
 /// The numeric and flag parameters of `go`; `searchmoves` stay text until
@@ -47,6 +50,8 @@ pub enum Command {
     Position {
         start: Start,
         moves: Vec<String>,
+        /// What was ignored in the line, for warnings.
+        notes: Vec<String>,
     },
     Go(GoParams),
     Stop,
@@ -113,7 +118,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             depth: parse_depth("perft", rest.first(), 0, MAX_LOOP_PERFT)?
                 .ok_or_else(|| "perft needs a depth".to_string())?,
         },
-        other => return Err(format!("unknown command '{other}'")),
+        other => return Err(format!("unknown command '{}'", quote(other))),
     };
     Ok(Some(command))
 }
@@ -122,7 +127,7 @@ fn parse_depth(what: &str, token: Option<&&str>, min: u32, max: u32) -> Result<O
     let Some(text) = token else { return Ok(None) };
     match text.parse::<u32>() {
         Ok(d) if (min..=max).contains(&d) => Ok(Some(d)),
-        _ => Err(format!("{what} takes a depth from {min} to {max}, not '{text}'")),
+        _ => Err(format!("{what} takes a depth from {min} to {max}, not '{}'", quote(text))),
     }
 }
 
@@ -143,21 +148,42 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, String> {
     Ok(Command::SetOption { name: name_tokens.join(" "), value })
 }
 
+/// `position`: never an error, so that the engine always knows whether it
+/// holds the position the GUI meant (a line that names none is `Unreadable`).
 fn parse_position(rest: &[&str]) -> Result<Command, String> {
     let moves_at = rest.iter().position(|&t| t == "moves");
     let head = &rest[..moves_at.unwrap_or(rest.len())];
     let moves = moves_at.map_or_else(Vec::new, |i| rest[i + 1..].iter().map(|s| s.to_string()).collect());
+    let mut notes = Vec::new();
     let start = match head.first() {
-        Some(&"startpos") if head.len() == 1 => Start::StartPos,
         Some(&"startpos") => {
-            return Err(format!("unexpected '{}' after 'position startpos'", head[1]));
+            if head.len() > 1 {
+                notes.push(format!(
+                    "ignored '{}' after 'position startpos' (moves follow the word 'moves')",
+                    quote(&head[1..].join(" "))
+                ));
+            }
+            Start::StartPos
         }
         Some(&"fen") if head.len() > 1 => Start::Fen(head[1..].join(" ")),
-        Some(&"fen") => return Err("'position fen' needs a FEN".to_string()),
-        Some(other) => return Err(format!("position needs 'startpos' or 'fen', not '{other}'")),
-        None => return Err("position needs 'startpos' or 'fen'".to_string()),
+        Some(&"fen") => Start::Unreadable("'position fen' needs a FEN".to_string()),
+        Some(other) => Start::Unreadable(format!("position needs 'startpos' or 'fen', not '{}'", quote(other))),
+        None => Start::Unreadable("position needs 'startpos' or 'fen'".to_string()),
     };
-    Ok(Command::Position { start, moves })
+    Ok(Command::Position { start, moves, notes })
+}
+
+/// The longest piece of an input line quoted back in a message.
+pub const QUOTED: usize = 200;
+
+/// `text` as a message quotes it: control characters as `?`, cut to
+/// [`QUOTED`] characters (marked as cut).
+pub fn quote(text: &str) -> String {
+    let mut out: String = text.chars().take(QUOTED).map(|c| if c.is_control() { '?' } else { c }).collect();
+    if text.chars().nth(QUOTED).is_some() {
+        out.push_str("... (cut)");
+    }
+    out
 }
 
 /// Times beyond this (ms, about 35 years) are clamped: no arithmetic on
@@ -178,7 +204,7 @@ fn number<T: TryFrom<i128> + Into<i128> + Copy>(
 ) -> Option<T> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        warnings.push(format!("go {key}: '{text}' is not a number; ignored"));
+        warnings.push(format!("go {key}: '{}' is not a number; ignored", quote(text)));
         return None;
     }
     let negative = text.starts_with('-');
@@ -187,7 +213,7 @@ fn number<T: TryFrom<i128> + Into<i128> + Copy>(
     let (lo, hi) = (min.into(), max.into());
     let value = wide.clamp(lo, hi);
     if value != wide {
-        warnings.push(format!("go {key} {text} is out of range; using {value}"));
+        warnings.push(format!("go {key} {} is out of range; using {value}", quote(text)));
     }
     Some(T::try_from(value).unwrap_or(if value == lo { min } else { max }))
 }
@@ -225,7 +251,7 @@ fn parse_go(rest: &[&str]) -> GoParams {
                 }
                 go.warnings.push("'go perft' is not a search here; use 'perft <depth>'; ignored".to_string());
             } else {
-                go.warnings.push(format!("go: unknown word '{key}' ignored"));
+                go.warnings.push(format!("go: unknown word '{}' ignored", quote(key)));
             }
             continue;
         }
@@ -251,8 +277,18 @@ fn parse_go(rest: &[&str]) -> GoParams {
         };
         go.ignored |= understood.is_none();
     }
+    // A line of garbage must not become as many lines of warnings: the
+    // first few, and how many more.
+    if go.warnings.len() > MAX_GO_WARNINGS {
+        let more = go.warnings.len() - MAX_GO_WARNINGS;
+        go.warnings.truncate(MAX_GO_WARNINGS);
+        go.warnings.push(format!("and {more} more"));
+    }
     go
 }
+
+/// Warnings of one `go` line quoted in full; the rest are counted.
+const MAX_GO_WARNINGS: usize = 5;
 
 #[cfg(test)]
 mod tests {
@@ -319,7 +355,11 @@ mod tests {
         );
         assert_eq!(
             parse("position startpos moves e2e4 e7e5"),
-            Ok(Some(Command::Position { start: Start::StartPos, moves: vec!["e2e4".into(), "e7e5".into()] }))
+            Ok(Some(Command::Position {
+                start: Start::StartPos,
+                moves: vec!["e2e4".into(), "e7e5".into()],
+                notes: vec![]
+            }))
         );
         let g = go("go wtime 1000 btime 900 winc 10 binc 10 searchmoves e2e4 d2d4 depth 5");
         assert_eq!((g.wtime, g.btime, g.winc, g.depth), (Some(1000), Some(900), Some(10), Some(5)));
@@ -335,9 +375,19 @@ mod tests {
     #[test]
     fn malformed_commands_name_the_problem() {
         assert!(parse("foo bar").unwrap_err().contains("unknown command 'foo'"));
-        assert!(parse("position").unwrap_err().contains("startpos"));
-        assert!(parse("position fen").unwrap_err().contains("needs a FEN"));
-        assert!(parse("position somewhere").unwrap_err().contains("somewhere"));
+        let unreadable = |line: &str| match parse(line) {
+            Ok(Some(Command::Position { start: Start::Unreadable(why), .. })) => why,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert!(unreadable("position").contains("startpos"));
+        assert!(unreadable("position fen").contains("needs a FEN"));
+        assert!(unreadable("position somewhere").contains("somewhere"));
+        match parse("position startpos e2e4") {
+            Ok(Some(Command::Position { start: Start::StartPos, moves, notes })) => {
+                assert!(moves.is_empty() && notes[0].contains("ignored 'e2e4'"), "{notes:?}")
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(parse("setoption Hash 3").unwrap_err().contains("name"));
         assert!(parse("perft").unwrap_err().contains("needs a depth"));
         assert!(parse("perft 99").unwrap_err().contains("from 0 to 7"));

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::board::Board;
+use crate::board::{Board, gui_fen};
 use crate::nnue::network::Network;
 use crate::rng::Rng;
 use crate::search::limits::Limits;
@@ -55,23 +55,41 @@ fn send(line: &str) {
     let _ = out.flush();
 }
 
-/// The line with every character outside ASCII replaced by `?`: GUIs such
-/// as Arena read the protocol as a single-byte code page, and text from
-/// outside (a file name, an error of a library) may hold anything.
+/// The line with every character outside printable ASCII replaced by `?`:
+/// GUIs such as Arena read the protocol as a single-byte code page, a
+/// control byte (NUL, ESC, a stray newline) can end or garble a line, and
+/// text from outside (a file name, an input line quoted back, an error of a
+/// library) may hold anything.
 fn ascii(line: &str) -> std::borrow::Cow<'_, str> {
-    if line.is_ascii() {
+    let printable = |c: char| c == ' ' || c.is_ascii_graphic();
+    if line.chars().all(printable) {
         return line.into();
     }
-    line.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect::<String>().into()
+    line.chars().map(|c| if printable(c) { c } else { '?' }).collect::<String>().into()
 }
 
 fn error(message: &str) {
-    send(&format!("info string error: {message}"));
+    send(&format!("info string error: {}", cut(message)));
+}
+
+/// A message cut to a length a GUI's log shows whole (inputs quoted in it
+/// are cut already; this bounds the rest).
+fn cut(message: &str) -> std::borrow::Cow<'_, str> {
+    const LONGEST: usize = 600;
+    if message.len() <= LONGEST {
+        return message.into();
+    }
+    let mut end = LONGEST;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... (cut)", &message[..end]).into()
 }
 
 struct Running {
     handle: JoinHandle<Search>,
     shared: Arc<SharedState>,
+    limits: Limits,
     /// Whether nothing but `stop` ends the search: `go infinite`, or a `go`
     /// with no depth, nodes, move time or clock of the side to move (a bare
     /// `go`, `go mate 3`: searched as long as it takes, as in Stockfish).
@@ -82,7 +100,7 @@ impl Running {
     /// Whether the search ends only when told (`go infinite`, or `go
     /// ponder` before `ponderhit`): waiting for it would wait forever.
     fn waits_for_word(&self) -> bool {
-        !self.shared.stop.load(Ordering::Relaxed) && (self.unbounded || self.shared.pondering.load(Ordering::Relaxed))
+        self.shared.awaits_word(&self.limits) || (self.unbounded && !self.shared.stop.load(Ordering::Relaxed))
     }
 }
 
@@ -100,6 +118,10 @@ pub struct Engine {
     /// The content hash of the net in use, for `id name` (the search, which
     /// holds the net, is away on its thread while a search runs).
     net_hash: String,
+    /// The last `position` line, where it was refused: until the next good
+    /// one, `go` answers `bestmove 0000` rather than a move for an older
+    /// position than the GUI's.
+    refused: Option<String>,
 }
 
 impl Default for Engine {
@@ -114,6 +136,7 @@ impl Default for Engine {
             running: None,
             tablebases: None,
             seeds: Rng::new(session_seed()),
+            refused: None,
         }
     }
 }
@@ -132,7 +155,10 @@ impl Engine {
             match handled {
                 Ok(true) => {}
                 Ok(false) => return,
-                Err(_) => error(&format!("internal error while handling '{}'; state may be reset", line.trim())),
+                Err(_) => error(&format!(
+                    "internal error while handling '{}'; state may be reset",
+                    command::quote(line.trim())
+                )),
             }
         }
         self.stop_search();
@@ -175,7 +201,12 @@ impl Engine {
                 }
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::Position { start, moves } => self.set_position(start, &moves),
+            Command::Position { start, moves, notes } => {
+                for note in notes {
+                    send(&format!("info string warning: {note}"));
+                }
+                self.set_position(start, &moves, line);
+            }
             Command::Go(params) => self.go(params),
             Command::Display => self.display(),
             Command::Eval => self.eval(),
@@ -259,7 +290,7 @@ impl Engine {
 
     fn stop_search(&mut self) {
         if let Some(running) = &self.running {
-            running.shared.stop.store(true, Ordering::Relaxed);
+            running.shared.release();
         }
         self.join_search();
     }
@@ -294,7 +325,9 @@ impl Engine {
                     self.net_hash.clone_from(&net.hash);
                     search.network = net;
                 }
-                Err(e) => error(&format!("EvalFile '{path}': {e}; keeping {}", search.network.summary())),
+                Err(e) => {
+                    error(&format!("EvalFile '{}': {e}; keeping {}", command::quote(&path), search.network.summary()))
+                }
             },
             Setting::SyzygyPath(path) => {
                 self.tablebases = None;
@@ -321,17 +354,26 @@ impl Engine {
     }
 
     /// Sets the position of the next `go`; a running search has its own copy
-    /// and goes on undisturbed.
-    fn set_position(&mut self, start: Start, moves: &[String]) {
+    /// and goes on undisturbed. A FEN is read forgivingly (`board::gui_fen`:
+    /// each repair reported); a position that cannot be played is refused,
+    /// and remembered, so that the next `go` says so instead of answering
+    /// for the position before it.
+    fn set_position(&mut self, start: Start, moves: &[String], line: &str) {
         let mut board = match start {
             Start::StartPos => {
                 let mode = if self.options.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
                 Board::from_position(Chess::default(), mode)
             }
-            Start::Fen(fen) => match Board::from_fen(&fen, self.options.chess960) {
-                Ok(board) => board,
-                Err(e) => return error(&format!("{e} ('{fen}'); position unchanged")),
+            Start::Fen(fen) => match gui_fen::read(&fen, self.options.chess960) {
+                Ok((board, notes)) => {
+                    for note in notes {
+                        send(&format!("info string warning: {note}"));
+                    }
+                    board
+                }
+                Err(e) => return self.refuse_position(&format!("{e} ('{}')", command::quote(&fen)), line),
             },
+            Start::Unreadable(why) => return self.refuse_position(&why, line),
         };
         for (i, text) in moves.iter().enumerate() {
             match board.parse_uci_move(text) {
@@ -342,7 +384,8 @@ impl Engine {
                     // engine last agreed on; an older one would have the
                     // other side to move.
                     error(&format!(
-                        "{e} (move {} of the list); the position is the one after the {i} moves before it",
+                        "{} (move {} of the list); the position is the one after the {i} moves before it",
+                        command::quote(&e.to_string()),
                         i + 1
                     ));
                     break;
@@ -355,6 +398,12 @@ impl Engine {
             }
         }
         self.board = board;
+        self.refused = None;
+    }
+
+    fn refuse_position(&mut self, why: &str, line: &str) {
+        error(&format!("{why}; position refused: the next 'go' answers bestmove 0000 until a position is set"));
+        self.refused = Some(command::quote(line.trim()));
     }
 
     fn go(&mut self, params: GoParams) {
@@ -367,16 +416,38 @@ impl Engine {
         }
         self.join_search();
         let start = Instant::now();
-        for note in &params.warnings {
-            send(&format!("info string warning: {note}"));
+        // One warning line a `go`, however many words it got wrong.
+        if !params.warnings.is_empty() {
+            send(&format!("info string warning: {}", cut(&params.warnings.join("; "))));
+        }
+        if let Some(line) = &self.refused {
+            error(&format!("no position to search: '{line}' was refused"));
+            send("bestmove 0000");
+            return;
         }
         // What ends the search by itself: a depth, a node budget, a move
         // time, or the clock of the side to move (the other side's alone
         // does not).
-        let own_clock = if self.board.turn().is_white() { params.wtime } else { params.btime };
+        let white = self.board.turn().is_white();
+        let (mut wtime, mut btime) = (params.wtime, params.btime);
+        let (own_clock, other_clock) = if white { (&mut wtime, btime) } else { (&mut btime, wtime) };
+        // A clock for the other side only: the side to move's own is missing,
+        // taken as spent (a short search and a legal move), not as no clock.
+        if own_clock.is_none() && other_clock.is_some() && params.movetime.is_none() && !params.infinite {
+            let (own, other) = if white { ("wtime", "btime") } else { ("btime", "wtime") };
+            send(&format!(
+                "info string warning: go has {other} but no {own} for the side to move: its time taken as spent"
+            ));
+            *own_clock = Some(0);
+        }
+        let own_clock = if white { wtime } else { btime };
         let mut depth = params.depth;
         let mut bounded = depth.is_some() || params.nodes.is_some() || params.movetime.is_some() || own_clock.is_some();
-        if params.ignored && !bounded && !params.infinite {
+        // Words that bound nothing by themselves (an increment or moves to go
+        // without a clock, or words not understood): the README's rule, a
+        // search to depth 10, not a search until `stop` the GUI never sends.
+        let half_given = params.winc.is_some() || params.binc.is_some() || params.movestogo.is_some();
+        if (params.ignored || half_given) && !bounded && !params.infinite {
             send(&format!("info string warning: no limit understood in 'go'; searching to depth {FALLBACK_DEPTH}"));
             depth = Some(FALLBACK_DEPTH);
             bounded = true;
@@ -398,8 +469,8 @@ impl Engine {
             nodes: params.nodes,
             mate: params.mate,
             movetime: params.movetime,
-            wtime: params.wtime,
-            btime: params.btime,
+            wtime,
+            btime,
             winc: params.winc,
             binc: params.binc,
             movestogo: params.movestogo,
@@ -434,6 +505,7 @@ impl Engine {
         let board = self.board.clone();
         let thread_shared = Arc::clone(&shared);
         let hash_mb = self.options.hash_mb;
+        let running_limits = limits.clone();
         let handle = std::thread::Builder::new()
             .name("search".into())
             .spawn(move || {
@@ -465,7 +537,7 @@ impl Engine {
                 search
             })
             .expect("spawn search thread");
-        self.running = Some(Running { handle, shared, unbounded });
+        self.running = Some(Running { handle, shared, limits: running_limits, unbounded });
     }
 }
 

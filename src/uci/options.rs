@@ -1,5 +1,6 @@
 //! The UCI option table: declaration, validation and current values.
 
+use super::command::quote;
 use crate::search::{params, strength};
 
 /// How an option is declared and what values it takes.
@@ -94,7 +95,9 @@ pub fn declarations() -> Vec<String> {
 
 /// Checks a `setoption name <name> [value <value>]` against the table.
 pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String> {
-    let spec = specs().find(|s| s.name.eq_ignore_ascii_case(name)).ok_or_else(|| format!("unknown option '{name}'"))?;
+    let spec = specs()
+        .find(|s| s.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("unknown option '{}'", quote(name)))?;
     enum Value {
         Int(i64),
         Bool(bool),
@@ -107,7 +110,8 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
     let value = match spec.kind {
         Kind::Spin { min, max, .. } => {
             let text = given.ok_or_else(|| format!("option '{}' needs a value", spec.name))?;
-            let v: i64 = text.parse().map_err(|_| format!("option '{}' takes an integer, not '{text}'", spec.name))?;
+            let v: i64 =
+                text.parse().map_err(|_| format!("option '{}' takes an integer, not '{}'", spec.name, quote(text)))?;
             if !(min..=max).contains(&v) {
                 return Err(format!("option '{}' value {v} is outside {min}..{max}", spec.name));
             }
@@ -119,7 +123,7 @@ pub fn parse_setting(name: &str, value: Option<&str>) -> Result<Setting, String>
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
                 _ => {
-                    return Err(format!("option '{}' takes true or false, not '{text}'", spec.name));
+                    return Err(format!("option '{}' takes true or false, not '{}'", spec.name, quote(text)));
                 }
             }
         }

@@ -28,12 +28,72 @@ def test_bad_line_reports_and_keeps_state(session, line, message):
     _, reply = session.expect(lambda l: l.startswith("info string error:") or l == "readyok" or l.startswith("bestmove"))
     assert reply.startswith("info string error:"), f"{line!r} got {reply!r}"
     assert message.lower() in reply.lower(), reply
-    # Still alive, still in the old position: the reply is a black move after 1.e4.
     session.send("go depth 3")
     _, best = session.expect(lambda l: l.startswith("bestmove"))
+    if line.startswith("position"):
+        # A refused position: no move for the old one, which the GUI no longer means.
+        assert best == "bestmove 0000", best
+        assert any("was refused" in l for l in session.transcript), session.transcript
+        # The next good position is searched again.
+        session.send("position startpos")
+        session.send("go depth 3")
+        _, best = session.expect(lambda l: l.startswith("bestmove"))
+        assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves
+        return
+    # Still alive, still in the old position: the reply is a black move after 1.e4.
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(best.split()[1]) in board.legal_moves
+
+
+# What `position` does with a doubtful FEN (the README's table, row by row):
+# the line, what the engine must hold after it, and the warning it gives.
+POLICY = [
+    ("position fen 4k3/8/8/8/8/8/8/R3K3 w KQ - 0 1", "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "castling rights 'KQ'"),
+    ("position fen 4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", "castling rights 'KQkq'"),
+    ("position fen 4k3/8/8/8/8/8/8/4K3 w - e6 0 1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", "en passant square 'e6' dropped"),
+    ("position fen 4k3/8/8/8/8/8/8/R3K3 w - - 0 1 garbage here", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "'garbage here'"),
+    ("position fen 4k3/8/8/8/8/8/8/R3K3", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "no side to move"),
+    ("position fen 4k3/8/8/8/8/8/8/R3K3 b", "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", None),
+    ("position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
+     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", None),
+    ("position startpos e2e4", chess.STARTING_FEN, "ignored 'e2e4' after 'position startpos'"),
+]
+
+
+@pytest.mark.parametrize("line,fen,warning", POLICY)
+def test_a_doubtful_fen_is_repaired_as_the_table_says_and_searched(session, line, fen, warning):
+    session.send("position startpos moves e2e4")
+    session.send(line)
+    session.send("d")
+    _, shown = session.expect(lambda l: l.startswith("Fen: "))
+    assert shown == f"Fen: {fen}", (line, shown)
+    warnings = [l for l in session.transcript if l.startswith("info string warning:")]
+    if warning:
+        assert any(warning in l for l in warnings), warnings
+    else:
+        assert not warnings, warnings
+    session.send("go depth 5")
+    _, best = session.expect(lambda l: l.startswith("bestmove"))
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board(fen).legal_moves, (fen, best)
+
+
+@pytest.mark.parametrize("fen,why", [
+    ("8/8/8/8/8/8/8/4K3 w - - 0 1", "king is missing"),
+    ("4k3/8/8/8/8/8/8/3KK3 w - - 0 1", "more than one king"),
+    ("4k3/8/8/8/8/8/8/4K2r b - - 0 1", "not to move is in check"),
+    ("4k2P/8/8/8/8/8/8/4K3 w - - 0 1", "first or last rank"),
+])
+def test_a_position_no_game_reaches_is_refused_and_go_answers_no_move(session, fen, why):
+    session.send("position startpos moves e2e4")
+    session.send(f"position fen {fen}")
+    _, error = session.expect(lambda l: l.startswith("info string error:"))
+    assert why in error and "refused" in error, error
+    for go in ("go depth 5", "go wtime 1000 btime 1000", "go infinite"):
+        session.send(go)
+        _, best = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+        assert best == "bestmove 0000", (go, best)
+        assert f"'position fen {fen}' was refused" in session.transcript[-2], session.transcript[-3:]
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,63 @@ def test_the_strength_limit_shows_only_the_lines_asked_for(session):
     assert all(" multipv 1 " in l for l in infos), [l for l in infos if " multipv 1 " not in l]
 
 
+@pytest.mark.parametrize(
+    "fen,line",
+    [
+        (START, "go btime 1"),  # White to move, only Black's clock: White's time is spent
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "go wtime 5000 winc 100"),
+    ],
+)
+def test_a_go_without_the_side_to_moves_clock_answers_at_once(session, fen, line):
+    session.send(f"position fen {fen}")
+    sent = session.send("isready")
+    session.expect(lambda l: l == "readyok")
+    mark = len(session.transcript)
+    sent = session.send(line)
+    at, best = session.expect(lambda l: l.startswith("bestmove"), timeout=5)
+    assert at - sent < 1.0, at - sent
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board(fen).legal_moves
+    assert any("time taken as spent" in l for l in session.transcript[mark:]), session.transcript[mark:]
+
+
+@pytest.mark.parametrize("line", ["go winc 100", "go movestogo 5", "go binc 100 winc 100 movestogo 3"])
+def test_increments_or_moves_to_go_alone_search_to_depth_10(session, line):
+    session.send("position startpos")
+    move, notes = best_after(session, line, timeout=30)
+    assert move in chess.Board().legal_moves
+    assert any("searching to depth 10" in n for n in notes), notes
+    depths = [int(l.split()[2]) for l in session.transcript if l.startswith("info depth ")]
+    assert max(depths) == 10, depths
+
+
+def test_move_overhead_is_kept_off_clocks_not_off_movetime(session):
+    session.send("setoption name Move Overhead value 5000")
+    session.send("position startpos")
+    session.sync()
+    mark = len(session.transcript)
+    sent = session.send("go movetime 400")
+    at, _ = session.expect(lambda l: l.startswith("bestmove"), timeout=5)
+    # The move time is used (not 400 - 5000 ms: a depth-1 move at once).
+    assert at - sent > 0.3, at - sent
+    depths = [int(l.split()[2]) for l in session.transcript[mark:] if l.startswith("info depth ")]
+    assert max(depths) >= 6, depths
+
+
+def test_input_is_never_echoed_with_control_bytes_or_at_length(session):
+    session.send("go depth \x1b[31mfoo\x07 bar\x00")
+    session.expect(lambda l: l.startswith("bestmove"))
+    session.send("x" * 1_000_000)
+    session.send("go " + "depth " * 200_000)
+    session.expect(lambda l: l.startswith("bestmove"), timeout=30)
+    session.sync()
+    for line in session.transcript:
+        assert all(c == " " or 33 <= ord(c) < 127 for c in line), repr(line)
+        assert len(line) < 1000, len(line)
+    warnings = [l for l in session.transcript if l.startswith("info string warning: go depth needs a value")]
+    assert len(warnings) == 1 and "more" in warnings[0], warnings
+    assert any(l.startswith("info string error: unknown command 'xxx") and "... (cut)'" in l for l in session.transcript)
+
+
 def test_protocol_output_is_ascii(session, tmp_path):
     odd = tmp_path / "réseau→×.nnue"
     odd.write_bytes(b"not a net")
@@ -240,7 +297,10 @@ def test_any_session_then_go_gets_a_bestmove_and_readyok(engine_bin, lines, fina
         last = deadline_lines[-1].split()[1]
         board = chess.Board(fen.removeprefix("Fen: "), chess960=True)
         if last == "0000":
-            assert not any(board.legal_moves) or "searchmoves" in final_go
+            # No move: none is legal, or the last `position` was refused (the
+            # engine then holds no position the GUI meant), or searchmoves.
+            refused = any("no position to search" in l for l in session.transcript)
+            assert not any(board.legal_moves) or refused or "searchmoves" in final_go
         else:
             legal = {m.uci() for m in board.legal_moves} | {board.uci(m, chess960=False) for m in board.legal_moves}
             assert last in legal, (last, board.fen(), final_go)

@@ -5,6 +5,7 @@ import time
 
 import chess
 import chess.engine
+import pytest
 
 PROTOCOL_LINE = re.compile(r"^(id (name|author) .+|option name .+|uciok|readyok|bestmove \S+( ponder \S+)?|info .*)$")
 
@@ -101,6 +102,47 @@ def test_ponder_then_ponderhit(session):
     sent = session.send("stop")
     at, _ = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
     assert at - sent < 0.1
+
+
+@pytest.mark.parametrize(
+    "setup,go,release",
+    [
+        (["setoption name UCI_LimitStrength value true"], "go ponder wtime 60000 btime 60000", "ponderhit"),
+        (["setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1500"],
+         "go ponder wtime 60000 btime 60000", "stop"),
+        ([], "go ponder nodes 1000", "ponderhit"),
+        ([], "go ponder nodes 1000", "stop"),
+        (["setoption name UCI_LimitStrength value true"], "go infinite", "stop"),
+        ([], "go infinite nodes 1000", "stop"),
+    ],
+)
+def test_a_node_budget_never_answers_a_ponder_or_infinite_search_early(session, setup, go, release):
+    for line in setup:
+        session.send(line)
+    session.send("position startpos moves e2e4")
+    session.send(go)
+    # The budget is spent within milliseconds; the answer still waits for the word.
+    early = session.drain(1.0)
+    assert not any(l.startswith("bestmove") for l in early), early
+    sent = session.send(release)
+    at, _ = session.expect(lambda l: l.startswith("bestmove"), timeout=2)
+    assert at - sent < 0.5
+    # One bestmove, not a second after the word.
+    session.sync()
+    assert sum(l.startswith("bestmove") for l in session.transcript) == 1, session.transcript
+
+
+def test_python_chess_pondering_game_with_the_strength_limit(engine_bin):
+    engine = chess.engine.SimpleEngine.popen_uci(engine_bin)
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": 1800})
+    board = chess.Board()
+    try:
+        for _ in range(8):
+            result = engine.play(board, chess.engine.Limit(white_clock=5, black_clock=5), ponder=True)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        engine.quit()
 
 
 def test_python_chess_pondering_game(engine_bin):

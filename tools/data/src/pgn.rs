@@ -211,7 +211,8 @@ mod tests {
         assert_eq!(games.iter().map(|g| g.index).collect::<Vec<_>>(), [0, 1, 2, 3]);
         assert_ne!(games[0].identity, games[1].identity);
         // The same game in two collections is one game; another date is another.
-        let same = "[White \"A\"]\n[Black \"B\"]\n[Date \"1990.??.??\"]\n[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+        let same =
+            "[White \"A\"]\n[Black \"B\"]\n[Date \"1990.??.??\"]\n[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
         let other = "[White \"A\"]\n[Black \"B\"]\n[Date \"1991.??.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
         std::fs::write(&path, format!("{same}{}{other}", same.replace("[Event \"x\"]\n", ""))).unwrap();
         let mut ids = Vec::new();

@@ -548,7 +548,11 @@ fn run(args: Args) -> Result<Outcome, String> {
                     }
                 })?;
                 if unique {
-                    eprintln!("{}: {games} games, {} positions of games met before", input.display(), first.repeated - before);
+                    eprintln!(
+                        "{}: {games} games, {} positions of games met before",
+                        input.display(),
+                        first.repeated - before
+                    );
                 } else {
                     eprintln!("{}: {games} games", input.display());
                 }

@@ -64,7 +64,13 @@ pub fn sample(path: &Path, seed: u64, per_game: usize, each: &mut dyn FnMut(Samp
             let (low, high) = (run * choices / runs, (run + 1) * choices / runs);
             if high > low {
                 let ply = MIN_PLY + low + rng.below(high - low);
-                each(Sampled { pos: game.position_after(ply), played: game.moves[ply], result, game: game.index, identity });
+                each(Sampled {
+                    pos: game.position_after(ply),
+                    played: game.moves[ply],
+                    result,
+                    game: game.index,
+                    identity,
+                });
             }
         }
     })

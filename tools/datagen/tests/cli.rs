@@ -256,7 +256,8 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     let out = run(&["pgn", &p(&pgn), &p(&pgn), "-o", &p(&once), "--method", "pqr", "--per-game", "all", "--unique"]);
     let first_game: Vec<String> = std::fs::read_to_string(&every).unwrap().lines().take(4).map(String::from).collect();
     assert_eq!(std::fs::read_to_string(&once).unwrap().lines().collect::<Vec<_>>(), first_game, "{out:?}");
-    let refused = Command::new(DATAGEN).args(["pgn", &p(&pgn), "-o", &p(&once), "--per-game", "every"]).output().unwrap();
+    let refused =
+        Command::new(DATAGEN).args(["pgn", &p(&pgn), "-o", &p(&once), "--per-game", "every"]).output().unwrap();
     assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("`all`"));
 
     // Text and binary hold the same records; shuffling keeps them all.
