@@ -12,7 +12,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 PERFT_DIR ?= ../shared/data/perft
 PERFT_FILES ?= $(PERFT_DIR)/standard.epd $(PERFT_DIR)/fischer960.epd $(PERFT_DIR)/cpw_standard6.epd
 
-.PHONY: all pgo test lint clean perft-full
+.PHONY: all pgo test lint clean perft-full release
 
 all:
 	$(if $(EVALFILE),TESSERA_NET=$(abspath $(EVALFILE)) )$(CARGO) build --release
@@ -40,6 +40,11 @@ pgo:
 ifneq ($(EXE),)
 	cp $(TARGET_DIR)/release/tessera$(if $(filter Windows_NT,$(OS)),.exe,) $(EXE)
 endif
+
+# The archives players download (dist/, git-ignored): Linux static and Windows,
+# one per CPU level, and SHA256SUMS; deploy/test_release.py tests them.
+release:
+	deploy/release.sh
 
 $(VENV)/installed: tests/uci/requirements.txt
 	python3 -m venv $(VENV)

@@ -22,6 +22,7 @@ fn main() {
     if x86_64 && std::env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
         println!("cargo:rustc-cfg=tessera_avx2");
     }
+    cpu_level();
     println!("cargo:rerun-if-env-changed=TESSERA_NET");
     println!("cargo:rerun-if-changed=nets/default.nnue");
     println!("cargo:rerun-if-changed=nets/default.nnue.zst");
@@ -124,4 +125,30 @@ fn embed(path: &Path) -> (String, String) {
 fn fail(path: &Path, why: &str) -> ! {
     eprintln!("error: network {} is not usable: {why}", path.display());
     std::process::exit(1);
+}
+
+/// The x86-64 microarchitecture level the compiler may use everywhere
+/// (`-C target-cpu`/`target-feature`), named as psABI names it, and the CPU
+/// features a start-up check must find (src/cpu_level.rs): a v3 binary on a
+/// CPU without AVX2 says so instead of dying of an illegal instruction.
+fn cpu_level() {
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let enabled = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let has = |f: &str| enabled.split(',').any(|e| e == f);
+    const V3: [&str; 8] = ["avx", "avx2", "bmi1", "bmi2", "fma", "lzcnt", "movbe", "popcnt"];
+    const V4: [&str; 5] = ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"];
+    let (level, needs): (String, Vec<&str>) = if arch != "x86_64" {
+        (arch.clone(), Vec::new())
+    } else if V3.iter().chain(&V4).all(|f| has(f)) {
+        ("x86-64-v4".into(), V3.iter().chain(&V4).copied().collect())
+    } else if V3.iter().all(|f| has(f)) {
+        ("x86-64-v3".into(), V3.to_vec())
+    } else {
+        // Below v3 the baseline; any feature enabled beyond it is checked too.
+        let extra: Vec<&str> = V3.iter().chain(&V4).copied().filter(|f| has(f)).collect();
+        let name = if extra.is_empty() { "x86-64".to_string() } else { format!("x86-64+{}", extra.join("+")) };
+        (name, extra)
+    };
+    println!("cargo:rustc-env=TESSERA_CPU_LEVEL={level}");
+    println!("cargo:rustc-env=TESSERA_CPU_NEEDS={}", needs.join(","));
 }

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod cpu_level;
 pub mod evaluate;
 pub mod features;
 pub mod nnue;

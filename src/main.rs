@@ -83,7 +83,16 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Before anything compiled for this build's level runs (a v3 binary on
+    // a CPU without AVX2 says so and exits with status 3).
+    tessera::cpu_level::check();
+    run(Cli::parse())
+}
+
+/// Everything after the CPU check; not inlined into `main`, so that none of
+/// its code runs before the check.
+#[inline(never)]
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         None => {
             tessera::uci::run_stdio();

@@ -105,6 +105,7 @@ fn version_names_the_embedded_net() {
     let hash = hash.rsplit(' ').next().unwrap();
     assert_eq!(hash.len(), 12);
     assert!(text.starts_with(&format!("tessera {} net {hash} (", env!("CARGO_PKG_VERSION"))), "{text}");
+    assert!(text.trim_end().ends_with(&format!(" for {}", tessera::cpu_level::LEVEL)), "{text}");
     assert_eq!(tessera::uci::engine_name(hash), format!("Tessera {} {hash}", env!("CARGO_PKG_VERSION")));
 }
 

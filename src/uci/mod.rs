@@ -31,8 +31,15 @@ use options::{Options, Setting};
 
 /// The version and the embedded net's short hash (build.rs), so that a GUI,
 /// a PGN header or a rating list names exactly what played.
-pub const VERSION: &str =
-    concat!(env!("CARGO_PKG_VERSION"), " net ", env!("TESSERA_NET_HASH"), " (", env!("TESSERA_NET_KIND"), ")");
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " net ",
+    env!("TESSERA_NET_HASH"),
+    " (",
+    env!("TESSERA_NET_KIND"),
+    ") for ",
+    env!("TESSERA_CPU_LEVEL")
+);
 pub const ENGINE_AUTHOR: &str = "the Tessera developers";
 
 /// The UCI `id name`: the version and the hash of the net loaded now (the
@@ -617,7 +624,7 @@ pub fn run_stdio() {
             .as_ref()
             .map_or_else(|| crate::nnue::embedded::default_network().summary(), |s| s.network.summary())
     ));
-    send(&format!("info string kernels: {}", crate::nnue::layers::simd_summary()));
+    send(&format!("info string build: {}, kernels: {}", crate::cpu_level::LEVEL, crate::nnue::layers::simd_summary()));
     engine.run(stdin.lock());
 }
 
