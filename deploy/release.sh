@@ -4,7 +4,8 @@
 # embedded, the licence and a short README, and SHA256SUMS over them all.
 #
 # usage: deploy/release.sh            (make release calls it)
-# env:   DIST (dist), LEVELS ("x86-64 x86-64-v3 x86-64-v4"), WINDOWS_LEVELS
+# env:   DIST (dist), LEVELS ("x86-64 x86-64-v3"; add x86-64-v4 for AVX-512: it did not pay
+#        over v3, tournaments/results/bench-levels.md), WINDOWS_LEVELS
 #        ("x86-64 x86-64-v3"), PGO (1: the Linux builds profile-guided, trained on
 #        bench; 0: plain), CARGO (cargo)
 # needs: rustup targets x86_64-unknown-linux-musl and x86_64-pc-windows-gnu, Debian's
@@ -20,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 cargo=${CARGO:-cargo}
 dist=${DIST:-dist}
-levels=${LEVELS:-x86-64 x86-64-v3 x86-64-v4}
+levels=${LEVELS:-x86-64 x86-64-v3}
 windows_levels=${WINDOWS_LEVELS:-x86-64 x86-64-v3}
 pgo=${PGO:-1}
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)

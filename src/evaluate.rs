@@ -4,18 +4,8 @@
 
 use std::sync::Arc;
 
-use shakmaty::Role;
-
 use crate::board::Board;
 use crate::nnue::network::Network;
-
-/// Piece values in centipawns, indexed by `Role as usize - 1`, for move
-/// ordering and exchange evaluation (not for the evaluation itself).
-pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
-
-pub fn piece_value(role: Role) -> i32 {
-    PIECE_VALUES[role as usize - 1]
-}
 
 /// Evaluations stay well inside the range of mate scores.
 pub const EVAL_LIMIT: i32 = 20_000;

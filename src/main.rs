@@ -67,14 +67,12 @@ enum Cmd {
         /// The position: a FEN, or `startpos`.
         fen: String,
     },
-    /// Describe a feature-set expression such as `all+ph+pv`.
+    /// Describe a feature-set expression such as `all+ph+pv` (the thesis's
+    /// statistics table over a file of positions: `tessera-datagen stats
+    /// FILE --features EXPR`).
     Features {
         /// Blocks joined with `+`.
         expression: String,
-        /// Print the thesis's statistics table over the positions of a PGN,
-        /// FEN, EPD or `FEN | score | result` file.
-        #[arg(long, value_name = "FILE")]
-        stats: Option<std::path::PathBuf>,
     },
     /// Print every search constant in OpenBench's SPSA input format
     /// (`name, int, value, min, max, c_end, r_end`); a `--features tune`
@@ -152,7 +150,7 @@ fn run(cli: Cli) -> ExitCode {
             println!("{}", tessera::evaluate::describe(&board, tessera::nnue::embedded::default_network()));
             ExitCode::SUCCESS
         }
-        Some(Cmd::Features { expression, stats }) => {
+        Some(Cmd::Features { expression }) => {
             let fs: tessera::features::FeatureSet = match expression.parse() {
                 Ok(fs) => fs,
                 Err(e) => {
@@ -160,23 +158,12 @@ fn run(cli: Cli) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            match stats {
-                None => {
-                    for (block, offset) in fs.blocks() {
-                        println!("{:<8} {:>6} inputs at offset {offset}", block.name(), block.size());
-                    }
-                    println!("{} inputs in total", fs.size());
-                    if fs.is_compiled() {
-                        println!("this engine is compiled for this feature set");
-                    }
-                }
-                Some(path) => match tessera::features::stats::collect(&fs, &path) {
-                    Ok(stats) => print!("{}", stats.table()),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                },
+            for (block, offset) in fs.blocks() {
+                println!("{:<8} {:>6} inputs at offset {offset}", block.name(), block.size());
+            }
+            println!("{} inputs in total", fs.size());
+            if fs.is_compiled() {
+                println!("this engine is compiled for this feature set");
             }
             ExitCode::SUCCESS
         }

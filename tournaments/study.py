@@ -420,11 +420,20 @@ def train_loss(study: Path, fs: str) -> str:
     return f"{float(columns['train_loss']):.6f}" if columns.get("train_loss") else ""
 
 
+def datagen_binary() -> Path:
+    """tessera-datagen of this checkout ($TESSERA_DATAGEN if set), built where missing."""
+    given = os.environ.get("TESSERA_DATAGEN")
+    path = Path(given) if given else release_dir() / "tessera-datagen"
+    if not path.exists():
+        run(["cargo", "build", "--release", "--quiet", "-p", "tessera-datagen"])
+    return path
+
+
 def stats(fs: str, engine: Path, budget: dict, study: Path) -> dict:
     out = study / "stats" / f"{fs}.md"
     if not out.exists():
         log(f"{fs}: feature statistics")
-        run([str(engine), "features", fs, "--stats", budget["stats_file"]], out=out)
+        run([str(datagen_binary()), "stats", budget["stats_file"], "--features", fs], out=out)
     rows = [l for l in out.read_text().splitlines() if l.startswith("| ") and not l.startswith("| block")]
     size, active, added, removed, refresh = report.cells(rows[-1])[1:6]
     return {"inputs": size, "active": active, "updates": f"{float(added) + float(removed):.2f}", "refresh": refresh}

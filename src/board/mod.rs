@@ -10,6 +10,7 @@ pub mod gui_fen;
 pub mod noisy;
 pub mod perft;
 pub mod perft_suite;
+pub mod see;
 pub mod zobrist;
 
 use std::fmt;
@@ -24,6 +25,14 @@ use crate::features::{Perspective, Update};
 use crate::nnue::network::Network;
 use crate::nnue::refresh_cache::RefreshCache;
 use check::CheckInfo;
+
+/// Piece values in centipawns, indexed by `Role as usize - 1`, for move
+/// ordering and exchange evaluation (not for the evaluation itself).
+pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
+
+pub fn piece_value(role: Role) -> i32 {
+    PIECE_VALUES[role as usize - 1]
+}
 
 /// One ply of the game or search: the position and what is derived from it.
 #[derive(Clone)]

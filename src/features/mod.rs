@@ -35,7 +35,6 @@ mod pv;
 mod rk_h;
 mod rk_hv;
 mod rk_v;
-pub mod stats;
 mod sum;
 mod th;
 mod v;

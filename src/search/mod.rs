@@ -10,7 +10,6 @@ pub mod params;
 pub mod picker;
 mod prefetch;
 pub mod score;
-pub mod see;
 pub mod strength;
 pub mod syzygy;
 pub mod time;

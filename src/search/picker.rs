@@ -8,11 +8,11 @@ use shakmaty::{Move, MoveList, Position};
 
 use super::first_max::{PAD, PADDING, first_max};
 use super::history::{Histories, PieceTo, is_quiet};
-use super::see::see_ge;
 use super::tt::PackedMove;
 use crate::board::Board;
 use crate::board::noisy::noisy_moves_into;
-use crate::evaluate::piece_value;
+use crate::board::piece_value;
+use crate::board::see::see_ge;
 
 const TT_MOVE: i32 = 10_000_000;
 const GOOD_CAPTURE: i32 = 2_000_000;

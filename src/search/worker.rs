@@ -13,9 +13,9 @@ use super::history::{Histories, PieceTo, bonus, is_quiet, malus};
 use super::params::*;
 use super::picker::{self, Kind, MovePicker};
 use super::score::*;
-use super::see::see_ge;
 use super::tt::{Bound, PackedMove, TranspositionTable};
 use crate::board::Board;
+use crate::board::see::see_ge;
 use crate::evaluate::{EVAL_LIMIT, evaluate};
 
 /// False in the `baseline` build: plain alpha-beta with quiescence, TT and

@@ -4,17 +4,11 @@
 //! targets for a static evaluation: the score they carry is the result of a
 //! tactic the network cannot see, not of the position's character.
 //!
-//! Winning captures are judged by static exchange evaluation, which is the
-//! engine's (`tessera::search::see::see_ge`): callers pass it in as a
-//! [`SeeGe`], so that this crate does not depend on the engine, which reads
-//! data through it (`tessera features --stats`).
+//! Winning captures are judged by the engine's static exchange evaluation
+//! (`tessera::board::see`), the same the search prunes with.
 
-use shakmaty::{Chess, Move, Position};
-
-/// Static exchange evaluation: does playing the capture and the best
-/// recaptures on its square leave the mover at least `threshold` centipawns
-/// up?
-pub type SeeGe = fn(&Chess, Move, i32) -> bool;
+use shakmaty::{Chess, Position};
+use tessera::board::see::see_ge;
 
 /// Which positions to drop. The default keeps everything.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -92,11 +86,11 @@ impl Filter {
     }
 
     /// Whether a position with this score (centipawns, any side's view) passes.
-    pub fn check(&self, pos: &Chess, score: i32, see_ge: SeeGe) -> Result<(), Dropped> {
+    pub fn check(&self, pos: &Chess, score: i32) -> Result<(), Dropped> {
         if self.skip_check && pos.is_check() {
             return Err(Dropped::InCheck);
         }
-        if self.skip_winning_capture && has_winning_capture(pos, see_ge) {
+        if self.skip_winning_capture && has_winning_capture(pos) {
             return Err(Dropped::WinningCapture);
         }
         if self.max_score.is_some_and(|bound| score.unsigned_abs() > bound.unsigned_abs()) {
@@ -108,7 +102,7 @@ impl Filter {
 
 /// True if some legal capture (en passant and capturing promotions included)
 /// gains material by static exchange.
-pub fn has_winning_capture(pos: &Chess, see_ge: SeeGe) -> bool {
+pub fn has_winning_capture(pos: &Chess) -> bool {
     pos.capture_moves().into_iter().any(|m| see_ge(pos, m, 1))
 }
 
@@ -116,18 +110,7 @@ pub fn has_winning_capture(pos: &Chess, see_ge: SeeGe) -> bool {
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
-    use shakmaty::Role;
     use shakmaty::fen::Fen;
-
-    /// The exchange on the target square alone, enough for these positions:
-    /// the capture gains the victim and loses the mover if the square is
-    /// defended.
-    fn one_exchange(pos: &Chess, m: Move, threshold: i32) -> bool {
-        let value = |r: Role| [0, 100, 300, 300, 500, 900, 0][r as usize];
-        let defended = pos.board().attacks_to(m.to(), !pos.turn(), pos.board().occupied()).any();
-        let gain = m.capture().map_or(0, value) - if defended { value(m.role()) } else { 0 };
-        gain >= threshold
-    }
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
@@ -142,15 +125,15 @@ mod tests {
         // Rook takes a pawn defended by a pawn: SEE < 0, not a winning capture.
         let defended = pos("4k3/2p5/3p4/8/8/8/8/3RK3 w - - 0 1");
         let all = Filter { skip_check: true, skip_winning_capture: true, max_score: Some(1000) };
-        assert_eq!(all.check(&quiet, 20, one_exchange), Ok(()));
-        assert_eq!(all.check(&check, 0, one_exchange), Err(Dropped::InCheck));
-        assert_eq!(all.check(&hanging, 0, one_exchange), Err(Dropped::WinningCapture));
-        assert_eq!(all.check(&defended, 0, one_exchange), Ok(()));
-        assert_eq!(all.check(&quiet, -1001, one_exchange), Err(Dropped::ScoreBeyondBound));
-        assert_eq!(all.check(&quiet, 1000, one_exchange), Ok(()));
+        assert_eq!(all.check(&quiet, 20), Ok(()));
+        assert_eq!(all.check(&check, 0), Err(Dropped::InCheck));
+        assert_eq!(all.check(&hanging, 0), Err(Dropped::WinningCapture));
+        assert_eq!(all.check(&defended, 0), Ok(()));
+        assert_eq!(all.check(&quiet, -1001), Err(Dropped::ScoreBeyondBound));
+        assert_eq!(all.check(&quiet, 1000), Ok(()));
         // The default keeps everything.
         for p in [&quiet, &check, &hanging] {
-            assert_eq!(Filter::default().check(p, 5000, one_exchange), Ok(()));
+            assert_eq!(Filter::default().check(p, 5000), Ok(()));
         }
         assert!(!Filter::default().is_active() && all.is_active());
     }

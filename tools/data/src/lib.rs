@@ -4,8 +4,8 @@
 //! PGN games, and the formats other engines' tools share (Stockfish's
 //! binpack, viriformat, bulletformat) behind one reader and one writer; the
 //! position filter. One implementation of each: `tessera-datagen` writes
-//! through it, `tessera-trainer` reads through it, and the engine's
-//! `features --stats` reads its files with it (without the exchange formats).
+//! through it and `tessera-trainer` reads through it. It depends on the
+//! engine (its static exchange evaluation), never the other way.
 
 pub mod filter;
 #[cfg(feature = "exchange")]

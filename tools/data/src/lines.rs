@@ -1,6 +1,6 @@
 //! Position lines: one FEN or EPD position a line, plain or zstd, as opening
 //! books, lists to label and test suites have them. The one reader of such
-//! lines: datagen's lists and books and the engine's `features --stats` read
+//! lines: datagen's lists, books and feature statistics read
 //! through it.
 //!
 //! A line is a FEN (4 to 6 fields) followed, optionally, by the game's result

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use crate::record::Record;
+use tessera_data::record::Record;
 
 /// The labels of one data set, by position (the first label of a position
 /// that occurs twice).

@@ -1,11 +1,11 @@
 //! Making Tessera's training data: self-play, labelling by UCI engines, PGN
-//! and FEN sampling, books. The formats themselves (record, text line,
-//! record files, filter) live in `tessera-data`, re-exported here under
-//! their old paths.
+//! and FEN sampling, books, the feature-set statistics. The formats
+//! themselves (record, text line, record files, filter) are `tessera-data`'s.
 
 pub mod agreement;
 pub mod book;
 pub mod dfrc;
+pub mod feature_stats;
 pub mod fenlist;
 pub mod interrupt;
 pub mod label;
@@ -15,5 +15,3 @@ pub mod player;
 pub mod selfplay;
 pub mod stats;
 pub mod uci;
-
-pub use tessera_data::{filter, record, store, text};

@@ -6,17 +6,17 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use tessera::search::syzygy::{LoadNote, Tablebases};
+use tessera_data::filter::{Filter, FilterCounts};
 use tessera_data::formats::{self, Entry, Format};
+use tessera_data::store::{ReadReport, RecordWriter, read_records};
 use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
-use tessera_datagen::filter::{Filter, FilterCounts};
 use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
-use tessera_datagen::store::{ReadReport, RecordWriter, read_records};
 
 /// Training data tools. Files ending in `.bin` hold 32-byte binary records
 /// (checksummed); other files hold text lines `<FEN> | <cp, white's view> |
@@ -162,12 +162,18 @@ enum Command {
         scale: f64,
     },
     /// Count, result balance, score histogram and pieces on board (of the
-    /// records that pass the filters).
+    /// records that pass the filters); with --features, the thesis's table
+    /// of a feature set instead (active features per position, added and
+    /// removed per move, refreshes) over the positions of PGN, FEN/EPD or
+    /// training files.
     Stats {
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
         #[command(flatten)]
         filter: FilterArgs,
+        /// A feature-set expression (`all+ph+pv`): its statistics table.
+        #[arg(long, value_name = "EXPR")]
+        features: Option<String>,
     },
 }
 
@@ -399,7 +405,7 @@ fn read_filtered(
 ) -> Result<ReadReport, String> {
     let format = format.unwrap_or_else(|| Format::of_path(input));
     formats::read(input, format, &mut |entry| {
-        let verdict = filter.check(&entry.record.pos, entry.record.score as i32, tessera::search::see::see_ge);
+        let verdict = filter.check(&entry.record.pos, entry.record.score as i32);
         counts.count(verdict);
         if verdict.is_ok() {
             each(entry);
@@ -663,7 +669,13 @@ fn run(args: Args) -> Result<Outcome, String> {
             let names: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
             print!("{}", agreement.table(&names));
         }
-        Command::Stats { inputs, filter } => {
+        Command::Stats { inputs, features: Some(expression), .. } => {
+            let fs: tessera::features::FeatureSet = expression.parse().map_err(|e| format!("--features: {e}"))?;
+            for input in &inputs {
+                print!("{}", tessera_datagen::feature_stats::collect(&fs, input)?.table());
+            }
+        }
+        Command::Stats { inputs, filter, features: None } => {
             let mut stats = Stats::default();
             let mut counts = FilterCounts::default();
             for input in &inputs {

@@ -53,7 +53,7 @@ pub fn sample(path: &Path, seed: u64, per_game: usize, each: &mut dyn FnMut(Samp
         let choices = game.moves.len() - MIN_PLY;
         let identity = game.identity;
         if per_game == 0 {
-            for (ply, (pos, played)) in game.positions().enumerate().skip(MIN_PLY) {
+            for (pos, played) in game.positions().skip(MIN_PLY) {
                 each(Sampled { pos, played, result, game: game.index, identity });
             }
             return;

@@ -16,8 +16,8 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::fenlist::Listed;
 use crate::label::{Label, Labeller};
-use crate::record::Record;
 use tessera_data::formats::{self, Entry, EntryWriter, Format};
+use tessera_data::record::Record;
 
 /// Which labelled positions are kept.
 #[derive(Clone, Copy, Debug, Default)]
@@ -431,7 +431,7 @@ mod tests {
         .unwrap();
         assert_eq!((outcome.labelled, outcome.written, outcome.interrupted), (items, items, false));
         let mut scores = Vec::new();
-        crate::store::read_records(&output, |r| scores.push(r.score)).unwrap();
+        tessera_data::store::read_records(&output, |r| scores.push(r.score)).unwrap();
         assert_eq!(scores, (0..items as i16).collect::<Vec<_>>(), "written in item order");
         std::fs::remove_dir_all(&dir).unwrap();
     }

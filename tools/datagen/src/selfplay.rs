@@ -37,14 +37,13 @@ use tessera::search::Search;
 use tessera::search::syzygy::{Tablebases, Wdl};
 
 use crate::dfrc::dfrc_start;
-use crate::filter::has_winning_capture;
 use crate::label::{Budget, Labeller, search_within};
 use crate::player::Player;
-use crate::record::Record;
 use crate::uci::{Report, Score};
 use tessera::rng::Rng;
-use tessera::search::see::see_ge;
+use tessera_data::filter::has_winning_capture;
 use tessera_data::formats::{Entry, NO_SCORE};
+use tessera_data::record::Record;
 
 #[derive(Clone, Debug)]
 pub struct SelfPlayConfig {
@@ -245,7 +244,7 @@ pub fn play_game(
             && !pos.is_check()
             && !best.is_capture()
             && !best.is_promotion()
-            && !(config.skip_capture && has_winning_capture(&pos, see_ge))
+            && !(config.skip_capture && has_winning_capture(&pos))
         {
             kept.push((ply, pos.clone(), cp));
         }
@@ -492,8 +491,7 @@ mod tests {
             let every = play_game(11, index, &all, &[], &mut player, None).unwrap();
             let quiet = play_game(11, index, &skip, &[], &mut player, None).unwrap();
             assert_eq!(quiet.plies, every.plies, "the option does not change the game");
-            let expected: Vec<&Record> =
-                every.records.iter().filter(|r| !has_winning_capture(&r.pos, see_ge)).collect();
+            let expected: Vec<&Record> = every.records.iter().filter(|r| !has_winning_capture(&r.pos)).collect();
             assert_eq!(quiet.records.iter().collect::<Vec<_>>(), expected);
             dropped += every.records.len() - quiet.records.len();
             kept += quiet.records.len();

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use shakmaty::Position;
 
-use crate::record::Record;
+use tessera_data::record::Record;
 
 /// Score buckets of the histogram, in centipawns (white's view, absolute).
 const BUCKETS: [i32; 8] = [25, 50, 100, 200, 400, 800, 1600, i32::MAX];

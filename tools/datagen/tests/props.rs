@@ -2,7 +2,7 @@
 //! lines are decoded or refused, never a panic.
 
 use proptest::prelude::*;
-use tessera_datagen::record::{RECORD_SIZE, Record};
+use tessera_data::record::{RECORD_SIZE, Record};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]

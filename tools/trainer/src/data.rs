@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position};
-use tessera::search::see::see_ge;
 use tessera_data::filter::{Dropped, Filter};
 use tessera_data::formats::{self, Format};
 
@@ -103,8 +102,8 @@ impl Samples {
     /// Whether sample `i` passes `filter` (PQR triplets have no score bound).
     pub fn filter_verdict(&self, i: usize, filter: &Filter) -> Result<(), Dropped> {
         match self {
-            Samples::Eval(v) => filter.check(&v[i].pos(), v[i].score.round() as i32, see_ge),
-            Samples::Pqr(v) => filter.check(&v[i].p, 0, see_ge),
+            Samples::Eval(v) => filter.check(&v[i].pos(), v[i].score.round() as i32),
+            Samples::Pqr(v) => filter.check(&v[i].p, 0),
         }
     }
 

@@ -4,7 +4,7 @@
 use shakmaty::attacks::{bishop_attacks, rook_attacks};
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
-use crate::evaluate::piece_value;
+use super::piece_value;
 
 /// True if playing `m` and then the best sequence of recaptures on its target
 /// square leaves the mover at least `threshold` centipawns up.

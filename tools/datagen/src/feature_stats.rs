@@ -1,21 +1,21 @@
 //! The thesis's statistics table for a feature set: per block and in total,
 //! the mean number of active features per position and of features added and
-//! removed per move, and how often a move forces a refresh.
+//! removed per move, and how often a move forces a refresh
+//! (`tessera-datagen stats FILE --features EXPR`).
 //!
 //! Positions come from a PGN file (every position from the 20th half-move
 //! on, with the move played from it, as in the thesis), from a file of FEN,
 //! EPD or `FEN | score | result` lines, or from training data in any format
 //! `tessera_data` reads (each line or record a position; every legal move
 //! from it counts as a move), plain or zstd. Both perspectives are counted;
-//! means are per perspective. The files are read by `tessera_data`, which
-//! the engine uses for this table only: the search never touches it.
+//! means are per perspective.
 
 use std::path::Path;
 
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use tessera_data::{lines, pgn, store};
 
-use super::{FeatureSet, Perspective};
+use tessera::features::{FeatureSet, Perspective};
 
 /// Plies skipped at the start of each PGN game.
 pub const PGN_SKIP_PLIES: usize = 20;
