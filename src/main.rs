@@ -78,6 +78,14 @@ enum Cmd {
     /// (`name, int, value, min, max, c_end, r_end`); a `--features tune`
     /// build takes each as a UCI option.
     SpsaInput,
+    /// The strength limit's settings as the code has them: for each
+    /// `UCI_Elo` (every STEP from the lowest to the highest), the nodes a move
+    /// and the lines chosen among, as a Markdown table (the README's).
+    StrengthTable {
+        /// Elo between rows.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..=1000))]
+        step: i64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -94,6 +102,10 @@ fn run(cli: Cli) -> ExitCode {
     match cli.command {
         None => {
             tessera::uci::run_stdio();
+            ExitCode::SUCCESS
+        }
+        Some(Cmd::StrengthTable { step }) => {
+            print!("{}", tessera::search::strength::table(step));
             ExitCode::SUCCESS
         }
         Some(Cmd::SpsaInput) => {

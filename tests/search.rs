@@ -150,3 +150,16 @@ fn every_forced_kernel_level_searches_the_same_tree() {
         "{kernels}"
     );
 }
+
+/// The README's table of the strength limit's settings is the one the code
+/// prints (`tessera strength-table`), so a changed calibration cannot leave
+/// it behind.
+#[test]
+fn the_readme_strength_table_is_the_codes() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera")).arg("strength-table").output().unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.lines().count() > 5 && table.contains("| 2500 | "), "{table}");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains(&table), "README.md's strength table differs from `tessera strength-table`:\n{table}");
+}

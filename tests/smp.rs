@@ -63,9 +63,13 @@ fn a_stop_ends_every_thread() {
         let running = scope.spawn(|| search.run(&board, &limits, options, &shared, &|_: &str| {}));
         std::thread::sleep(Duration::from_millis(300));
         let stopped = Instant::now();
-        shared.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        // The GUI's `stop` (an infinite search waits for it, not for the
+        // internal stop flag that a node budget also raises).
+        shared.release();
         let result = running.join().unwrap();
-        assert!(stopped.elapsed() < Duration::from_millis(200), "{:?} after stop", stopped.elapsed());
+        // Generous: a loaded 2-core machine can delay the join; a thread that
+        // missed the stop would run on until the test's own timeout.
+        assert!(stopped.elapsed() < Duration::from_secs(5), "{:?} after stop", stopped.elapsed());
         assert!(board.pos().legal_moves().contains(&result.best.unwrap()));
     });
 }

@@ -79,7 +79,7 @@ EXPERIMENTS = {
 
 # The thesis's figures (validation loss on its own data, Elo vs `all` at 100 ms
 # a move, puzzle move accuracy); see the study issue. ph = pairs along a rank,
-# pv = along a file (design.md); the thesis's slides list ph first.
+# pv = along a file (src/features/mod.rs); the thesis's slides list ph first.
 THESIS = {
     "h+v": ("0.005810", "−384.3 ± 5.1", "0.8618"),
     "d1+d2": ("0.006707", "−444.1 ± 5.1", "0.8517"),

@@ -7,6 +7,31 @@
 //! previous one. Active indices form a multiset: when a block can make the same
 //! index active twice (two rooks on one file for `h`), the index appears twice
 //! and the accumulator adds its row twice, so incremental updates stay exact.
+//!
+//! The blocks (one file each; `tessera features EXPR` prints an expression's
+//! blocks and offsets, `tessera-datagen stats FILE --features EXPR` their
+//! activity over real positions):
+//!
+//! | name | one input per | size |
+//! |---|---|---|
+//! | `all` | square × piece type × colour (PIECE) | 768 |
+//! | `h`, `v` | file (`h`) or rank (`v`) × piece type × colour, one a piece | 96 each |
+//! | `d1`, `d2` | diagonal or anti-diagonal (15) × piece type × colour | 180 each |
+//! | `compact` | `h` ⊕ `v` | 192 |
+//! | `ph`, `pv` | rank (`ph`) or file (`pv`) × the (type, colour) pair of two pieces next to each other along it | 1152 each |
+//! | `mb` | the squares each (type, colour) can move to | 768 |
+//! | `mc` | each (type, colour)'s count of moves, bucketed | 206 |
+//! | `kp` | own king square × non-king piece on a square (HalfKP) | 40960 |
+//! | `ka` | own king square × any piece on a square (HalfKA) | 49152 |
+//! | `kb4`, `kb8`, `kb16` | king bucket (4, 8, 16, mirrored so the king is on files a–d) × `all` | 3072, 6144, 12288 |
+//! | `rk-h`, `rk-v`, `rk-hv` | file and/or rank distance from the own king × piece type × colour, non-king pieces | 1200, 1200, 2250 |
+//! | `pm` | `all` ⊕ (from × to of every legal move) | 4864 |
+//! | `pp`, `pin`, `ctl`, `mt` | planes: passed pawns, pinned pieces, square control, squares legal moves reach | 128, 768, 384, 128 |
+//! | `cr` | castling rights | 4 |
+//! | `th` | threats: attacker type and square × attacked piece type and square | 90384 |
+//!
+//! An input that can never be active (a pawn on the last rank) keeps its
+//! index: indexing stays a product of strides.
 
 mod all;
 mod compiled;

@@ -97,7 +97,7 @@ pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
     ((pieces.max(1) as usize - 1) * buckets / 32).min(buckets - 1)
 }
 
-/// Quantization scales (Stockfish's scheme; see design.md §3).
+/// Quantization scales (Stockfish's scheme; nets/FORMAT.md, "Arithmetic").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scales {
     /// Feature-transformer weights and biases: ×127; activations 0..127.

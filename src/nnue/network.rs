@@ -143,7 +143,7 @@ impl FloatNetwork {
         }
     }
 
-    /// Stockfish's quantization (design.md §3).
+    /// Stockfish's quantization (nets/FORMAT.md, "Arithmetic").
     pub fn quantize(&self, description: &str) -> NetFile {
         let s = DEFAULT_SCALES;
         let ft = |v: &[f32]| v.iter().map(|x| (x * s.ft as f32).round().clamp(-32768.0, 32767.0) as i16).collect();

@@ -142,6 +142,35 @@ impl Handicap {
     }
 }
 
+/// The settings as a Markdown table: [`MIN_ELO`], every multiple of `step`
+/// above it, and [`MAX_ELO`], with the nodes a move and the lines chosen
+/// among. The README's table is this one (a test checks it).
+pub fn table(step: i64) -> String {
+    let step = step.max(1);
+    // The ends, and the round numbers between them.
+    let mut elos = vec![MIN_ELO];
+    elos.extend((MIN_ELO / step + 1..).map(|k| k * step).take_while(|&e| e < MAX_ELO));
+    elos.push(MAX_ELO);
+    let mut out = String::from("| `UCI_Elo` | nodes a move | lines chosen among |\n|---|---|---|\n");
+    for elo in elos {
+        let h = Handicap::for_elo(elo);
+        out += &format!("| {elo} | {} | {} |\n", thousands(h.nodes), h.candidates);
+    }
+    out
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// λ for `elo`, by the calibration table.
 pub fn level_for_elo(elo: i64) -> f64 {
     let elo = elo.clamp(MIN_ELO, MAX_ELO) as f64;

@@ -1,7 +1,7 @@
 //! Training data: the text formats read into memory, and the validation
 //! split.
 //!
-//! Eval lines (bullet's text format, design.md §4):
+//! Eval lines (bullet's text format, tools/data/README.md):
 //! `<FEN> | <score cp, white's view> | <result 1.0/0.5/0.0, white's view>`.
 //! PQR lines: `<FEN of P> | <move played, UCI> | <another legal move, UCI>`;
 //! Q and R are P after each move.

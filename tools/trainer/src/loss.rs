@@ -1,4 +1,4 @@
-//! Training objectives (design.md §4): each maps the network's outputs for a
+//! Training objectives (tools/trainer/README.md): each maps the network's outputs for a
 //! group of positions to a loss and its derivative with respect to each output.
 //! Outputs are in float units; the engine's centipawns are `out × 400`.
 

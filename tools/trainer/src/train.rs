@@ -33,7 +33,7 @@ fn command_line() -> String {
         .join(" ")
 }
 
-/// The default net name: `<features>_<M>x2-<O>[-<P>]-1.nnue` (design.md §3).
+/// The default net name: `<features>_<M>x2-<O>[-<P>]-1.nnue` (nets/README.md, "Names").
 pub fn net_name(features: &str, shape: Shape) -> String {
     format!("{features}_{}.nnue", shape.short_name())
 }
