@@ -7,7 +7,9 @@
 # env:   DIST (dist), LEVELS ("x86-64 x86-64-v3"; add x86-64-v4 for AVX-512: it did not pay
 #        over v3, tournaments/results/bench-levels.md), WINDOWS_LEVELS
 #        ("x86-64 x86-64-v3"), PGO (1: the Linux builds profile-guided, trained on
-#        bench; 0: plain), CARGO (cargo)
+#        bench; 0: plain), CARGO (cargo). The Windows builds are plain: rustup's
+#        x86_64-pc-windows-gnu standard library has no profiler runtime
+#        ("can't find crate for `profiler_builtins`" with -Cprofile-generate).
 # needs: rustup targets x86_64-unknown-linux-musl and x86_64-pc-windows-gnu, Debian's
 #        musl-tools and mingw-w64, llvm-tools (rustup component add llvm-tools) for PGO,
 #        and /usr/share/common-licenses/GPL-3 (Debian's base-files) for the licence text.
