@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::Args;
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{Checkpoint, write_atomically};
 use crate::optim::AdamConfig;
 use crate::sources::SourceSpec;
 use crate::train::{self, EpochDone, Hooks, Outcome};
@@ -345,7 +345,7 @@ impl Manifest {
 
     fn write(&self, path: &Path) -> Result<(), Error> {
         let text = serde_json::to_string_pretty(self)? + "\n";
-        write_atomically(path, text.as_bytes())
+        Ok(write_atomically(path, text.as_bytes())?)
     }
 }
 
@@ -565,18 +565,6 @@ fn shell_words(words: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension("tmp");
-    {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -118,17 +118,23 @@ impl Checkpoint {
         Ok(Checkpoint { fingerprint, epochs_done, history, params, adam: Adam { config: adam, step, m, v } })
     }
 
-    /// Writes atomically: a temporary file beside `path`, synced, renamed.
+    /// Writes atomically ([`write_atomically`]).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("tmp");
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&self.to_bytes())?;
-            f.sync_all()?;
-        }
-        std::fs::rename(&tmp, path)
+        write_atomically(path, &self.to_bytes())
     }
+}
+
+/// Writes a temporary file beside `path`, synced, then renames it: a kill
+/// leaves the old file or the new one, never half of one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
 }
 
 struct Reader<'a> {
