@@ -293,9 +293,13 @@ impl Search {
 fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dyn Fn(&str) + Sync)) -> SearchResult {
     let main = w.id == 0;
     let shared = w.shared;
-    let report = |line: &dyn Fn() -> String| {
+    // The first move of the last line reported with a `pv`: the search ends by
+    // reporting the line of the move it plays if that is another (below).
+    let last_reported = Cell::new(None);
+    let report = |first: Option<Move>, line: &dyn Fn() -> String| {
         if main && options.info {
             report(&line());
+            last_reported.set(first);
         }
     };
     w.root_allowed = limits.searchmoves.clone();
@@ -308,7 +312,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         .collect();
     if root_moves.is_empty() {
         let score = if w.board.in_check() { uci_score(mated_in(0)) } else { "cp 0".to_string() };
-        report(&|| format!("info depth 0 score {score}"));
+        report(None, &|| format!("info depth 0 score {score}"));
         return SearchResult::default();
     }
     let multipv = options.multipv.clamp(1, root_moves.len());
@@ -339,7 +343,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                 }
                 if score <= alpha {
                     if options.shows(pv_index + 1) {
-                        report(&|| {
+                        report(lines_or_pv(&lines, pv_index, w).first().copied(), &|| {
                             let pv = lines_or_pv(&lines, pv_index, w);
                             info_line(w, depth, pv_index + 1, score, Some("upperbound"), pv, options)
                         });
@@ -348,7 +352,8 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                     alpha = (score - delta).max(-INFINITE);
                 } else if score >= beta {
                     if options.shows(pv_index + 1) {
-                        report(&|| info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
+                        let first = w.root_pv().first().copied();
+                        report(first, &|| info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
                     }
                     beta = (score + delta).min(INFINITE);
                 } else {
@@ -374,8 +379,22 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                 && w.root_excluded.is_empty()
                 && s > *best_score
             {
+                // The root's line was set with root_best (worker.rs), so it
+                // starts with m; it is reported, so that the last `info … pv`
+                // before `bestmove` begins with the move played (match runners
+                // such as fastchess warn otherwise, and GUIs show that line).
+                let pv: Line = match w.root_pv().first() {
+                    Some(&first) if first == m => w.root_pv().clone(),
+                    _ => [m].into_iter().collect(),
+                };
+                // The score and lines stay the last full iteration's: data
+                // generation labels with that score, and the strength limit
+                // picks among those lines.
                 result.best = Some(m);
-                result.ponder = None;
+                result.ponder = pv.get(1).copied();
+                if options.shows(1) {
+                    report(Some(m), &|| info_line(w, depth, 1, s, None, &pv, options));
+                }
             }
             break;
         }
@@ -391,7 +410,7 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         result.lines.clone_from(&lines);
         if main {
             for (i, (score, pv)) in lines.iter().enumerate().filter(|(i, _)| options.shows(i + 1)) {
-                report(&|| info_line(w, depth, i + 1, *score, None, pv, options));
+                report(pv.first().copied(), &|| info_line(w, depth, i + 1, *score, None, pv, options));
             }
             let mate_found = limits.mate.is_some_and(|n| mate_in_moves(lines[0].0).is_some_and(|m| m > 0 && m <= n));
             let pondering = shared.pondering.load(Ordering::Relaxed);
@@ -426,8 +445,19 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
         result.best = Some(best);
         result.score = score;
         let pv: Line = [best].into_iter().collect();
-        report(&|| info_line(w, 1, 1, score, None, &pv, options));
+        report(Some(best), &|| info_line(w, 1, 1, score, None, &pv, options));
         result.lines = vec![(score, pv)];
+    }
+    // A bound reported by an iteration that was then cut off (a fail high on
+    // a move that did not hold, say) may name another move than the one
+    // played: the played line is reported again, so that the last `info … pv`
+    // before `bestmove` starts with its move, as match runners check.
+    if let Some((score, pv)) = lines.first()
+        && pv.first().copied() == result.best
+        && last_reported.get() != result.best
+        && options.shows(1)
+    {
+        report(result.best, &|| info_line(w, result.depth, 1, *score, None, pv, options));
     }
     if result.ponder.is_none() {
         result.ponder = result.best.and_then(|m| ponder_from_table(w, m));

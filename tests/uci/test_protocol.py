@@ -237,3 +237,29 @@ def test_every_info_pv_is_legal_in_both_castling_notations(session):
                 assert move in board.legal_moves, f"{text} in {pv} (chess960={chess960})"
                 board.push(move)
         assert any(castled[chess960] in pv for pv in pvs), f"no castling in any pv: {pvs}"
+
+
+def test_the_last_pv_before_bestmove_starts_with_it(session):
+    """A search cut off inside an iteration by its node budget may play a move
+    that beat the last full iteration's: it reports that move's line before
+    `bestmove`, so the last `info … pv` always starts with the move played
+    (fastchess checks this; a GUI shows that line as the engine's choice).
+    Games of varied node budgets with the table kept between moves, as a match
+    runner plays them (a few moves in a hundred met this before the fix)."""
+    searches = 0
+    for game in range(6):
+        session.send("ucinewgame")
+        board = chess.Board()
+        while not board.is_game_over(claim_draw=True) and board.ply() < 160:
+            moves = " ".join(m.uci() for m in board.move_stack)
+            session.send(f"position startpos moves {moves}" if moves else "position startpos")
+            session.sync()
+            start = len(session.transcript)
+            session.send(f"go nodes {700 + (board.ply() * 131 + game * 977) % 3000}")
+            _, best = session.expect(lambda l: l.startswith("bestmove"))
+            pvs = [l.split(" pv ")[1].split() for l in session.transcript[start:] if l.startswith("info") and " pv " in l]
+            move = best.split()[1]
+            assert pvs and pvs[-1][0] == move, f"game {game}, ply {board.ply()}: last pv {pvs[-1:]}, then {best}"
+            board.push_uci(move)
+            searches += 1
+    assert searches > 300
