@@ -9,7 +9,7 @@
 #   ENGINE    label=/path/to/uci-binary (e.g. tessera=target/release/tessera),
 #             commit:REV or net:FILE (built for you)
 #   OPPONENT  the same forms, stockfish@ELO, or fairymax sjeng gnuchess phalanx toga2 ethereal stockfish
-# env: CUTECHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
+# env: RUNNER (cutechess or fastchess), CUTECHESS or FASTCHESS, ORDO, BOOK (default ../shared/data/books/8moves_v3.pgn),
 #      BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT (default: the newest commit
 #      that changed the engine: src, build.rs, Cargo.*, nets/default.nnue)
 # writes: results/NAME.md (Ordo table and per-opponent scores), work/NAME/*.pgn,
@@ -66,7 +66,7 @@ cat "${pgns[@]}" > "$all"
             'BEGIN { printf "| %s | %d | %d | %d | %d | %.1f%% |\n", opp, n, win, loss, d, n ? 100 * (win + d / 2) / n : 0 }'
     done
     echo
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/gauntlet.sh $args\`"
+    echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/gauntlet.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -1,5 +1,6 @@
 # Shared helpers for the tournament scripts (sourced, not run).
-# Tools: cutechess-cli from $CUTECHESS or PATH, Ordo from $ORDO or PATH,
+# Tools: the match runner, cutechess-cli from $CUTECHESS or PATH or, with
+# RUNNER=fastchess, fastchess from $FASTCHESS or PATH; Ordo from $ORDO or PATH;
 # opponents from PATH or /usr/games (Debian installs them there).
 
 die() { echo "error: $*" >&2; exit 1; }
@@ -27,7 +28,7 @@ parse_run() {
     tc_args "$tc" >/dev/null
     [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] && [ $((games % 2)) = 0 ] ||
         die "GAMES must be an even number ≥ 2, not '$games'"
-    find_cutechess >/dev/null
+    find_runner >/dev/null
     find_book >/dev/null
 }
 
@@ -96,12 +97,18 @@ time_margin() { # TC
 # forfeit grace) and the opening book. Fills the array game_args, so that a
 # book path with spaces stays one argument.
 set_game_args() { # TC BOOK
-    local tc=$1 book=$2 limits=()
+    local tc=$1 book=$2 limits=() kind
     # Node odds (match.sh's nodes=N:M) put each engine's budget in its own -engine
     # spec: cutechess applies -each after them, so a limit here would override both.
     if ! node_odds "$tc" >/dev/null; then
         # shellcheck disable=SC2207 # tc_args prints whitespace-separated words
         limits=($(tc_args "$tc"))
+    fi
+    # PONDER=1: each engine thinks on the opponent's time (cutechess-cli only).
+    if [ "${PONDER:-0}" = 1 ]; then
+        kind=$(runner_kind) || exit 1
+        [ "$kind" = cutechess ] || die "fastchess does not ponder: PONDER=1 needs RUNNER=cutechess"
+        limits+=(ponder)
     fi
     game_args=(-each "${limits[@]}" timemargin="$(time_margin "$tc")"
         -openings file="$book" format="$(book_format "$book")" order=random plies="${BOOK_PLIES:-16}")
@@ -112,6 +119,55 @@ find_cutechess() {
     [ -n "$p" ] && [ -x "$p" ] ||
         die "cutechess-cli not found: build it from source (see tournaments/README.md) and put it on PATH or set CUTECHESS"
     echo "$p"
+}
+
+# The match runner, RUNNER: cutechess (cutechess-cli, the default) or fastchess.
+runner_kind() {
+    case "${RUNNER:-cutechess}" in
+        cutechess | cutechess-cli) echo cutechess ;;
+        fastchess) echo fastchess ;;
+        *) die "RUNNER must be cutechess or fastchess, not '$RUNNER'" ;;
+    esac
+}
+
+find_fastchess() {
+    local p=${FASTCHESS:-$(command -v fastchess || true)}
+    [ -n "$p" ] && [ -x "$p" ] ||
+        die "fastchess not found: build it from source (see tournaments/README.md) and put it on PATH or set FASTCHESS"
+    echo "$p"
+}
+
+find_runner() {
+    local kind
+    kind=$(runner_kind) || exit 1
+    if [ "$kind" = fastchess ]; then find_fastchess; else find_cutechess; fi
+}
+
+# The runner and its version, for a result table.
+runner_version() {
+    local v
+    v=$("$(find_runner)" --version 2>/dev/null | head -n 1 | tr -d '\r')
+    echo "${v:-$(runner_kind)}"
+}
+
+# Plays games with the runner: ARG… are cutechess-cli's options (-engine,
+# -each, -openings, -rounds …), the games are appended to PGN. fastchess reads
+# the same options; it is asked for cutechess-cli's result lines ("Score of",
+# "Elo difference"), and its PGN names faults in cutechess-cli's words ("loses on
+# time", "makes an illegal move", "connection stalls"), so every helper here
+# reads either runner's games. fastchess plays UCI engines only, and at most one
+# game per CPU.
+run_games() { # PGN ARG…
+    local pgn=$1 kind
+    shift
+    kind=$(runner_kind) || exit 1
+    if [ "$kind" = fastchess ]; then
+        [[ " $* " != *" proto=xboard "* ]] ||
+            die "fastchess plays UCI engines only: fairymax, sjeng, gnuchess and phalanx need RUNNER=cutechess"
+        "$(find_fastchess)" "$@" -output format=cutechess -pgnout file="$pgn"
+    else
+        "$(find_cutechess)" "$@" -pgnout "$pgn"
+    fi
 }
 
 find_ordo() {
@@ -363,7 +419,7 @@ keep_whole_pairs() { # run_pgn pgn
 }
 
 # Plays the games still missing from PGN between two engines (resumable: a
-# rerun plays only the rest, with a fresh opening seed). cutechess writes to
+# rerun plays only the rest, with a fresh opening seed). The runner writes to
 # PGN.run, merged into PGN after every chunk of CHUNK games (20) or, after a
 # cut-off, before the next; with KEY, each chunk's PGN is also kept in
 # state/KEY/ (save_state), and a PGN missing here is restored from there.
@@ -382,14 +438,14 @@ play_pair() { # pgn tc games engine_a engine_b [key]
     while [ "$done_games" -lt "$games" ]; do
         left=$((games - done_games))
         [ "$left" -le "$chunk" ] || left=$chunk
-        "$(find_cutechess)" -engine $(engine_spec "$a") -engine $(engine_spec "$b") "${game_args[@]}" \
+        run_games "$pgn.run" -engine $(engine_spec "$a") -engine $(engine_spec "$b") "${game_args[@]}" \
             -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
-            -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 |
+            -concurrency "${CONCURRENCY:-2}" -recover -ratinginterval 20 |
             tee -a "${pgn%.pgn}.log"
         keep_whole_pairs "$pgn.run" "$pgn"
         [ -z "$key" ] || save_state "$key" "$pgn"
         if [ "$(played "$pgn")" -le "$done_games" ]; then
-            echo "$(basename "$pgn" .pgn): cutechess-cli's last run added no whole game pair; stopping" >&2
+            echo "$(basename "$pgn" .pgn): the runner's last run added no whole game pair; stopping" >&2
             return
         fi
         done_games=$(played "$pgn")
@@ -463,13 +519,16 @@ common_rows() { # tc
     local margin grace=""
     margin=$(time_margin "$1")
     [ "$margin" = 0 ] || grace=" (a $margin ms grace before a time forfeit)"
-    echo "| time control | $1$grace, ${CONCURRENCY:-2} games at a time |"
+    local ponder=""
+    [ "${PONDER:-0}" != 1 ] || ponder=", pondering"
+    echo "| time control | $1$grace$ponder, ${CONCURRENCY:-2} games at a time |"
     local book plies=""
     book=$(find_book)
     # An EPD book's lines are positions: the ply limit applies to PGN games only.
     [ "$(book_format "$book")" = epd ] || plies=", ${BOOK_PLIES:-16} plies"
     echo "| book | $(basename "$book")$plies, random order, each opening with both colours |"
     echo "| hardware | $(hardware) |"
+    echo "| runner | $(runner_version) |"
     echo "| commit | $(engine_commit) |"
     echo "| date | $(date -u +%Y-%m-%d) |"
 }

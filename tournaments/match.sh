@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plays a cutechess-cli match between two engines from an opening book and
+# Plays a match between two engines (cutechess-cli, or fastchess: RUNNER) from an opening book and
 # records a markdown summary in tournaments/results/<name>.md (PGN stays in
 # tournaments/work/, which git ignores).
 #
@@ -8,14 +8,16 @@
 #            or nodes=N:M (node odds: A searches N nodes a move, B searches M)
 #   ENGINE   label=/path/to/uci-binary | commit:REV | net:FILE | stockfish@ELO |
 #            fairymax | sjeng | gnuchess | phalanx | toga2 | ethereal | stockfish (Debian packages)
-# env: CUTECHESS (default: cutechess-cli on PATH), BOOK (default: 8-move book
+# env: RUNNER (cutechess, the default, or fastchess), CUTECHESS / FASTCHESS
+#      (default: cutechess-cli / fastchess on PATH), BOOK (default: 8-move book
 #      in ../shared/data/books), BOOK_PLIES (default 16), ENGINE_COMMIT (the
 #      commit the tested binary was built from; default: the newest commit that
 #      changed src, build.rs, Cargo.* or nets/default.nnue),
 #      SUMMARY_ONLY=1 (rewrite results/NAME.md from work/NAME.pgn and .log
 #      without playing, e.g. after an interrupted run), OPTIONS_A / OPTIONS_B
 #      (UCI options for one engine, 'NAME=VALUE NAME=VALUE', values without
-#      spaces, e.g. OPTIONS_A="SyzygyPath=../shared/data/syzygy")
+#      spaces, e.g. OPTIONS_A="SyzygyPath=../shared/data/syzygy"), PONDER=1 (both
+#      engines think on the opponent's time; cutechess-cli only)
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 . "$TOURNAMENTS/lib.sh"
@@ -28,7 +30,7 @@ check_name "$name"
 odds=$(node_odds "$tc") || tc_args "$tc" >/dev/null
 [[ $games =~ ^[0-9]+$ ]] && [ "$games" -ge 2 ] || die "GAMES must be a number ≥ 2, not '$games'"
 export CONCURRENCY=${6:-2}
-cutechess=$(find_cutechess)
+find_runner >/dev/null
 book=$(find_book)
 a=$(resolve_engine "$4")
 b=$(resolve_engine "$5")
@@ -47,9 +49,9 @@ log=$WORK/$name.log
 if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
     rm -f "$pgn"
     set_game_args "$tc" "$book"
-    "$cutechess" -engine $spec_a -engine $spec_b "${game_args[@]}" \
+    run_games "$pgn" -engine $spec_a -engine $spec_b "${game_args[@]}" \
         -repeat -games 2 -rounds $((games / 2)) -concurrency "$CONCURRENCY" \
-        -recover -pgnout "$pgn" -ratinginterval 20 | tee "$log"
+        -recover -ratinginterval 20 | tee "$log"
 fi
 
 {
@@ -65,6 +67,6 @@ fi
     echo "| median depth | $(median_depth "$pgn") |"
     common_rows "$tc"
     echo
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES OPTIONS_A OPTIONS_B)tournaments/match.sh $*\`"
+    echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES OPTIONS_A OPTIONS_B)tournaments/match.sh $*\`"
 } > "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -7,7 +7,7 @@
 #   TC  cutechess time control (e.g. 5+0.05) or nodes=N (fixed nodes a move)
 #   GAMES   games per pair (even)
 #   ENGINE  net:FILE | commit:REV | label=/path/to/uci-binary | stockfish@ELO | a Debian engine
-# env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT
+# env: RUNNER (cutechess or fastchess), CUTECHESS or FASTCHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), ENGINE_COMMIT
 # writes: results/NAME.md (Ordo table), work/NAME/*.pgn,
 #         state/NAME/*.pgn.gz after every CHUNK (20) games: commit it, and the
 #         same command on another machine goes on from those games
@@ -46,7 +46,7 @@ cat "${pgns[@]}" > "$all"
     echo
     ordo_table "$all" "${names[0]}"
     echo
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/roundrobin.sh $args\`"
+    echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/roundrobin.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -7,7 +7,7 @@
 #   TC         cutechess time control (e.g. 10+0.1) or nodes=N (fixed nodes a move)
 #   NEW, BASE  commit:REV | net:FILE | label=/path/to/uci-binary
 #              e.g. commit:HEAD commit:HEAD~1, or net:runs/a/x.nnue net:nets/default.nnue
-# env: CUTECHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
+# env: RUNNER (cutechess or fastchess), CUTECHESS or FASTCHESS, ORDO, BOOK, BOOK_PLIES (16), CONCURRENCY (2), MAX_GAMES (20000),
 #      ELO0 (0), ELO1 (5), ALPHA (0.05), BETA (0.05), CHUNK (40: games a
 #      cutechess run plays before the statistic is read again)
 # writes: results/NAME.md (the test so far: verdict, LLR, score, Elo and an
@@ -32,7 +32,7 @@ args="$*"
 name=$1 tc=$2
 check_name "$name"
 tc_args "$tc" >/dev/null
-cutechess=$(find_cutechess)
+find_runner >/dev/null
 find_ordo >/dev/null
 book=$(find_book)
 command -v python3 >/dev/null || die "python3 not found (the SPRT statistic is tournaments/sprt_stat.py)"
@@ -80,7 +80,7 @@ else
 fi
 
 statistic() { python3 "$TOURNAMENTS/sprt_stat.py" "$pgn" "$name_new" --elo0 "$elo0" --elo1 "$elo1" --alpha "$alpha" --beta "$beta"; }
-runs_in() { awk '/^\[Event "/' "$1" | sort -u | wc -l; }  # cutechess runs with a whole pair in PGN
+runs_in() { awk '/^\[Event "/' "$1" | sort -u | wc -l; }  # runner runs with a whole pair in PGN
 field() { grep -o "\b$1=[^ ]*" <<< "$stat" | cut -d= -f2; }
 
 write_result() {
@@ -104,7 +104,7 @@ write_result() {
         echo "| result | $name_new: $(field wins) wins, $(field losses) losses, $(field draws) draws |"
         echo "| Elo | $(field elo) ± $(field elo_error) (95%, from the pairs) |"
         echo "| pairs | $(field penta | tr , ' ') (pair scores 0, ¼, ½, ¾, 1) |"
-        echo "| games | $(field games) in $runs cutechess runs |"
+        echo "| games | $(field games) in $runs runs of the match runner |"
         echo "| integrity | $(pgn_problems "$pgn") |"
         common_rows "$tc"
         echo
@@ -112,7 +112,7 @@ write_result() {
         echo
         ordo_table "$pgn" "$name_base"
         echo
-        echo "Command: \`$(settings_used ELO0 ELO1 ALPHA BETA MAX_GAMES BOOK BOOK_PLIES CONCURRENCY CHUNK)tournaments/sprt.sh $args\`"
+        echo "Command: \`$(settings_used RUNNER PONDER ELO0 ELO1 ALPHA BETA MAX_GAMES BOOK BOOK_PLIES CONCURRENCY CHUNK)tournaments/sprt.sh $args\`"
     } > "$RESULTS/$name.md"
 }
 
@@ -129,13 +129,13 @@ while :; do
     left=$((max - games))
     [ "$left" -lt "$chunk" ] || left=$chunk
     run=$(($(runs_in "$pgn") + 1))
-    "$cutechess" -engine $spec_new -engine $spec_base "${game_args[@]}" \
+    run_games "$pgn.run" -engine $spec_new -engine $spec_base "${game_args[@]}" \
         -event "$name run $run" -srand "$((games + run))" -repeat -games 2 -rounds $(((left + 1) / 2)) \
-        -concurrency "${CONCURRENCY:-2}" -recover -pgnout "$pgn.run" -ratinginterval 20 | tee -a "$log"
+        -concurrency "${CONCURRENCY:-2}" -recover -ratinginterval 20 | tee -a "$log"
     keep_whole_pairs "$pgn.run" "$pgn"
     if [ "$(played "$pgn")" -le "$games" ]; then
         # The result written above already holds these games.
-        echo "sprt.sh: cutechess-cli's last run added no whole game pair; stopping (see $log)" >&2
+        echo "sprt.sh: the runner's last run added no whole game pair; stopping (see $log)" >&2
         break
     fi
 done

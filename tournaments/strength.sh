@@ -13,7 +13,7 @@
 #            with UCI_LimitStrength and UCI_Elo (tessera)
 #   SETTING  ELO:OPPONENT[+OPPONENT...], e.g. 1500:stockfish@1500+phalanx;
 #            at least one setting must meet a stockfish@ELO (the anchors)
-# env: as gauntlet.sh (CUTECHESS, BOOK, BOOK_PLIES, CONCURRENCY, ENGINE_COMMIT)
+# env: as gauntlet.sh (RUNNER, CUTECHESS, FASTCHESS, BOOK, BOOK_PLIES, CONCURRENCY, ENGINE_COMMIT)
 # writes: results/NAME.md (setting -> measured Elo, scores per pairing), work/NAME/*.pgn,
 #         state/NAME/*.pgn.gz after every CHUNK (20) games: commit it, and the
 #         same command on another machine goes on from those games
@@ -115,7 +115,7 @@ score_of() { # pgn player -> "wins–losses–draws (score%)"
         echo "| $elo | $(rating_of "$elo") | ${cells%; } |"
     done
     echo
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/strength.sh $args\`"
+    echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/strength.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
 mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

@@ -11,7 +11,7 @@
 #   TC             default 1+0.01 (cutechess form; nodes=N also works)
 #   ENGINE         default tessera=target/release/tessera (any form match.sh takes)
 #   OPPONENT       default: the engine itself (self-play)
-# env: CUTECHESS, BOOK, BOOK_PLIES as for match.sh; CONCURRENCY (default 1:
+# env: RUNNER, CUTECHESS, FASTCHESS, BOOK, BOOK_PLIES as for match.sh; CONCURRENCY (default 1:
 #      a timed run needs a core per game in progress, and nothing else running)
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +38,7 @@ given_engine=${4:-tessera=target/release/tessera}
 given_opponent=${5:-$given_engine}
 engine=$(resolve_engine "${4:-tessera=$root/target/release/tessera}")
 opponent=$(resolve_engine "${5:-$engine}")
-cutechess=$(find_cutechess)
+find_runner >/dev/null
 book=$(find_book)
 
 # Self-play needs two names; the tested engine's options go to both sides then.
@@ -60,9 +60,9 @@ if [ "$left" -gt 0 ]; then
     echo "$name: playing $left games ($done_games already played)" >&2
     started=$(date +%s)
     set_game_args "$tc" "$book"
-    "$cutechess" -engine "${spec_a[@]}" -engine "${spec_b[@]}" "${game_args[@]}" \
+    run_games "$pgn" -engine "${spec_a[@]}" -engine "${spec_b[@]}" "${game_args[@]}" \
         -srand $((done_games + 1)) -repeat -games 2 -rounds $(((left + 1) / 2)) \
-        -concurrency "$CONCURRENCY" -recover -pgnout "$pgn" -ratinginterval 50 | tee -a "$log"
+        -concurrency "$CONCURRENCY" -recover -ratinginterval 50 | tee -a "$log"
     echo "$(( $(date +%s) - started ))" >>"$WORK/$name.seconds"
 fi
 
@@ -91,6 +91,6 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/nul
         [[ $value == *" "* ]] && value="'$value'"
         option_args+="-o $value "
     done
-    echo "Command: \`$(settings_used BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $option_args$*\`"
+    echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $option_args$*\`"
 } >"$RESULTS/$name.md"
 cat "$RESULTS/$name.md"

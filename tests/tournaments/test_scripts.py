@@ -67,10 +67,14 @@ def test_usage_without_arguments(script):
         (["strength.sh", "c", "5+0.05", "20", "stockfish", "1500:stockfish@1500"], True, "ENGINE must be"),
         (["strength.sh", "c", "5+0.05", "20", "a=/bin/true", "1500:stockfish@1000"], True, "Elo between 1350"),
         (["stress.sh", "s", "10", "1+0.01", "a=/nonexistent/tessera"], True, "is not an executable"),
+        (["match.sh", "m", "5+0.05", "10", "a=/bin/true", "b=/bin/true"], "fastchess", "fastchess not found"),
+        (["match.sh", "m", "5+0.05", "10", "a=/bin/true", "b=/bin/true"], "nosuchrunner", "RUNNER must be cutechess or fastchess"),
     ],
 )
 def test_refusals_say_what_is_wrong(args, tools, message):
     extra = {"CUTECHESS": "/bin/true"} if tools == "cutechess" else None
+    if tools in ("fastchess", "nosuchrunner"):
+        extra, tools = {"RUNNER": tools}, True
     out = run([str(T / args[0])] + args[1:], env_extra=extra, tools=tools is True)
     assert out.returncode != 0
     assert message in out.stderr, out.stderr
@@ -79,7 +83,8 @@ def test_refusals_say_what_is_wrong(args, tools, message):
 FAKE_CUTECHESS = """#!/bin/bash
 # Stands in for cutechess-cli: notes the rounds it was asked for, then writes one
 # finished game for each Round number in $FAKE_ROUNDS, up to the rounds asked
-# for, to its -pgnout file.
+# for, to its -pgnout file. Answers a version query.
+[ "$1" = --version ] && { echo "fake runner 1.0"; exit 0; }
 while [ $# -gt 0 ]; do
     case $1 in -pgnout) out=$2 ;; -rounds) rounds=$2; echo "$2" >> "$FAKE_LOG" ;; esac
     shift
@@ -101,6 +106,50 @@ def fake_cutechess_env(tmp_path):
     book.write_text('[Event "b"]\n\n1. e4 e5 *\n')
     return {"CUTECHESS": str(fake), "ORDO": "/bin/true", "FAKE_LOG": str(tmp_path / "rounds"), "BOOK": str(book),
             "WORK_DIR": str(tmp_path / "work"), "RESULTS_DIR": str(tmp_path / "results"), "STATE_DIR": str(tmp_path / "state")}
+
+
+FAKE_FASTCHESS = """#!/bin/bash
+# Stands in for fastchess: refuses cutechess-cli's plain `-pgnout FILE` and
+# anything but cutechess-cli's output format, as the scripts must not send them,
+# then plays as FAKE_CUTECHESS does and prints cutechess-cli's result lines.
+[ "$1" = --version ] && { echo "fastchess fake 1.0"; exit 0; }
+args=" $* "
+[[ $args == *" -output format=cutechess "* ]] || { echo "no -output format=cutechess" >&2; exit 9; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        -pgnout) [[ $2 == file=* ]] || { echo "-pgnout without file=" >&2; exit 9; }; out=${2#file=} ;;
+        -rounds) rounds=$2 ;;
+        ponder) echo "fastchess cannot ponder" >&2; exit 9 ;;
+    esac
+    shift
+done
+for r in $(seq 1 "$rounds"); do
+    for g in 1 2; do
+        printf '[Event "t"]\\n[Round "%s"]\\n[White "a"]\\n[Black "b"]\\n[Result "1-0"]\\n\\n1. e4 {White loses on time (3ms overrun)} 1-0\\n\\n' "$r" >> "$out"
+    done
+done
+echo "Score of a vs b: $((rounds * 2)) - 0 - 0  [1.000] $((rounds * 2))"
+echo "Elo difference: inf +/- nan, LOS: 100.00 %, DrawRatio: 0.00 %"
+"""
+
+
+def test_fastchess_runs_a_match_with_its_own_options(tmp_path):
+    """RUNNER=fastchess: the match goes to fastchess with its spelling of the
+    options, and the table reads its games and lines as it reads cutechess-cli's."""
+    env = fake_cutechess_env(tmp_path)
+    fake = tmp_path / "fastchess"
+    fake.write_text(FAKE_FASTCHESS)
+    fake.chmod(0o755)
+    env.update({"RUNNER": "fastchess", "FASTCHESS": str(fake), "CUTECHESS": "/nonexistent"})
+    out = run([str(T / "match.sh"), "m", "nodes=100", "4", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "results" / "m.md").read_text()
+    assert "| games | 4 |" in table
+    assert "Score of a vs b: 4 - 0 - 0" in table
+    assert "time forfeits 4 (" in table, table
+    assert "| runner | fastchess fake 1.0 |" in table and "RUNNER=fastchess" in table
+    out = run([str(T / "match.sh"), "m2", "5+0.05", "4", "a=/bin/true", "b=/bin/true"], env_extra={**env, "PONDER": "1"})
+    assert out.returncode != 0 and "fastchess does not ponder" in out.stderr
 
 
 def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
@@ -154,7 +203,8 @@ def test_a_stress_table_names_its_engine_options_where_the_command_takes_them(tm
 
 
 ARGV_CUTECHESS = """#!/bin/sh
-# Records its arguments, one a line, and plays nothing.
+# Records its arguments, one a line, and plays nothing (a version query aside).
+[ "$1" = --version ] && exit 0
 printf '%s\\n' "$@" > "$FAKE_ARGV"
 """
 
@@ -420,7 +470,8 @@ PAIRS_CUTECHESS = r"""#!/bin/bash
 # played with both colours by the two -engine names, with results drawn from
 # $FAKE_PAIRS in turn (one word per pair: the first engine's points in its two
 # games, e.g. 11, 1h, h0, 00; h is a draw), under the -event name given.
-# Notes each run's -event and -rounds in $FAKE_LOG.
+# Notes each run's -event and -rounds in $FAKE_LOG. Answers a version query.
+[ "$1" = --version ] && { echo "fake runner 1.0"; exit 0; }
 names=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -467,7 +518,7 @@ def test_an_sprt_reads_its_statistic_between_runs_and_stops_at_a_bound(tmp_path)
     result = (tmp_path / "results" / "s.md").read_text()
     assert "| outcome | H1 accepted: new is stronger than old |" in result, result
     games = 8 * len(runs)
-    assert f"| games | {games} in {len(runs)} cutechess runs |" in result
+    assert f"| games | {games} in {len(runs)} runs of the match runner |" in result
     assert f"| result | new: {games // 2} wins, 0 losses, {games // 2} draws |" in result
     # Stopped at the first chunk whose statistic crossed the bound, not later.
     llrs = [float(m) for m in re.findall(r"llr=(-?[0-9.]+)", (tmp_path / "work" / "s.log").read_text())]
@@ -498,7 +549,7 @@ def test_an_interrupted_sprt_goes_on_and_refuses_another_test_under_its_name(tmp
     out = run(args, env_extra={**env, "MAX_GAMES": "14"})
     assert out.returncode == 0, out.stderr
     result = (tmp_path / "results" / "s.md").read_text()
-    assert "| games | 14 in 4 cutechess runs |" in result, result
+    assert "| games | 14 in 4 runs of the match runner |" in result, result
     # The whole pair kept (1-0 and 1-0: a win and a loss for new); the half pair dropped.
     assert "SPRT s after 10 games" in (work / "s.log").read_text()
     assert (tmp_path / "runs").read_text().splitlines()[-1] == "s run 4 2"
@@ -520,7 +571,7 @@ def test_an_sprt_goes_on_on_another_machine_from_its_committed_state(tmp_path):
     out = run(args, env_extra={**env, "MAX_GAMES": "12"})
     assert out.returncode == 0, out.stderr
     assert "restored" in out.stderr and "(8 games)" in out.stderr, out.stderr
-    assert "| games | 12 in 3 cutechess runs |" in (tmp_path / "results" / "s.md").read_text()
+    assert "| games | 12 in 3 runs of the match runner |" in (tmp_path / "results" / "s.md").read_text()
     assert (tmp_path / "runs").read_text().splitlines()[-1] == "s run 3 2"
     # The kept identity still refuses another test under the name.
     shutil.rmtree(tmp_path / "work")

@@ -50,6 +50,9 @@ def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
         "TESSERA_BIN": engine_bin,
         "TESSERA_TRAINER": str(trainer),
         "RESULTS_DIR": str(tmp_path / "results"),
+        # A match's kept state goes with the test, not into the repository
+        # (where a later run would find the games played).
+        "STATE_DIR": str(tmp_path / "state"),
         # Engines built for the tiny nets are cached here between runs (the nets are
         # deterministic); a quick profile, since the test checks what is measured, not speed.
         "WORK_DIR": str(ROOT / "target" / "study-test"),
