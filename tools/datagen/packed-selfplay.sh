@@ -1,41 +1,38 @@
 #!/usr/bin/env bash
-# Generation on a lent many-core machine that has no network and no Stockfish of
-# its own: pack here what the generation recipe needs, carry it there, play for a
-# fixed time, bring the records back packed with their checksum.
+# Generation on another machine with more cores, which needs neither a network,
+# a Rust toolchain nor a Stockfish of its own: pack here what the generation
+# recipe needs, copy the pack there, play for a fixed time, bring the records
+# back in checksummed parts.
 #
 # usage:
-#   tools/datagen/device-selfplay.sh pack
+#   tools/datagen/packed-selfplay.sh pack
 #       (here) builds tessera-datagen (the default net plays the games) and puts
 #       it, this machine's Stockfish (when there is one; LABELS=stockfish needs
-#       it), the 3-move book and the Syzygy WDL tables into device-pack/
-#       (ignored by git; about 52 MB, under the device's 64 MiB carry limit)
-#   tools/datagen/device-selfplay.sh run SEED SECONDS [JOBS]
-#       (there, with device-pack/ carried) runs the recipe with --seed SEED for
-#       SECONDS, stops it with SIGINT (games in flight are finished and saved),
-#       and writes the records to $OUT as xz-packed parts of at most
-#       PART_RECORDS records (default 1,000,000: about 12 MB packed, under the
-#       tool's 16 MiB a file; 8 files and 64 MiB in all come back, so at most
-#       about 5 M records a run), NAME.sha256 and the log, NAME being
-#       all-own400-sSEED (own labels) or all-d7k-sSEED (Stockfish's).
-#       JOBS defaults to the cores with own labels; with Stockfish's to 64:
-#       under gVisor each job waits on its Stockfish through a slow pipe, so
-#       many more jobs than cores keep them busy (64 jobs: 5.1 M to 8.4 M
-#       positions an hour there with Debian's Stockfish); on 2026-11-28 16
-#       jobs with a BMI2 build of Stockfish made 17 M (research/training-log.md).
-#   tools/datagen/device-selfplay.sh unpack DIR
+#       it), the 3-move book and the Syzygy WDL tables into selfplay-pack/
+#       (ignored by git; about 52 MB)
+#   tools/datagen/packed-selfplay.sh run SEED SECONDS [JOBS]
+#       (on the machine with N cores, the pack copied beside the checkout) runs
+#       the recipe with --seed SEED for SECONDS, stops it with SIGINT (games in
+#       flight are finished and saved), and writes the records to OUTPUT_DIR as
+#       xz-packed parts of at most PART_RECORDS records (default 1,000,000,
+#       about 12 MB packed), NAME.sha256 and the log, NAME being
+#       all-own400-sSEED (own labels) or all-d7k-sSEED (Stockfish's). JOBS
+#       defaults to N. Rates: tools/datagen/README.md.
+#   tools/datagen/packed-selfplay.sh unpack DIR
 #       (here) checks and unpacks what came back in DIR into the current folder.
-# env: LABELS (for run: `own`, the default since s167, keeps each position's
-#      score from the game's own 400-node search; `stockfish`, the all-d7k
-#      recipe, re-scores it with the packed Stockfish at depth 7),
-#      STOCKFISH (default /usr/games/stockfish, Debian's portable build: one
-#      built for this CPU may stop on the device's first unknown instruction;
-#      an ARCH=x86-64-bmi2 build ran there), PART_RECORDS (for run), BOOK (default
+# env: LABELS (for run: `own`, the default, keeps each position's score from
+#      the game's own 400-node search; `stockfish`, the all-d7k recipe,
+#      re-scores it with the packed Stockfish at depth 7),
+#      STOCKFISH (default /usr/games/stockfish, Debian's portable build; one
+#      built with `make profile-build ARCH=…` runs only where that CPU level is
+#      present), PART_RECORDS (for run), BOOK (default
 #      ../shared/data/books/noob_3moves.epd), SYZYGY (default
-#      ../shared/data/syzygy), OUT (for run), PACK (the pack's folder, default
-#      device-pack/ at the repository root)
+#      ../shared/data/syzygy), OUTPUT_DIR (for run; default selfplay-out/ in the
+#      current folder), PACK (the pack's folder, default selfplay-pack/ at the
+#      repository root)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-pack=${PACK:-$root/device-pack}
+pack=${PACK:-$root/selfplay-pack}
 labels_from=${LABELS:-own}   # who scores the positions: the games' own search, or Stockfish
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -72,22 +69,23 @@ case "${1:-}" in
         [ $# -ge 3 ] || die "run needs SEED SECONDS [JOBS]"
         seed=$2 seconds=$3
         case "$labels_from" in
-            own) labels=() name=all-own400-s$seed default_jobs=$(nproc) ;;
+            own) labels=() name=all-own400-s$seed ;;
             stockfish)
                 [ -x "$pack/stockfish" ] || die "no $pack/stockfish: pack with Stockfish for LABELS=stockfish"
                 labels=(--label-engine "$pack/stockfish" --label-option Hash=1 --label-depth 7 --label-keep-hash)
-                name=all-d7k-s$seed default_jobs=64 ;;
+                name=all-d7k-s$seed ;;
             *) die "LABELS is 'own' or 'stockfish', not '$labels_from'" ;;
         esac
-        jobs=${4:-$default_jobs}
+        jobs=${4:-$(nproc)}
         [[ $seed =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $jobs =~ ^[0-9]+$ ]] || die "SEED, SECONDS and JOBS are whole numbers"
         part_records=${PART_RECORDS:-1000000}
         [[ $part_records =~ ^[1-9][0-9]*$ ]] || die "PART_RECORDS is a whole number above 0"
-        [ -n "${OUT:-}" ] && [ -d "$OUT" ] || die "\$OUT must name a folder"
-        [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' here and carry device-pack"
+        out=$(realpath -m "${OUTPUT_DIR:-selfplay-out}")
+        mkdir -p "$out" || die "cannot make the output folder $out"
+        [ -x "$pack/tessera-datagen" ] || die "no $pack/tessera-datagen: run 'pack' and copy selfplay-pack/ beside the checkout"
         work=$(mktemp -d)
         cd "$work"
-        echo "$(nproc) cores; $(tr '\n' ';' < "$pack/PACKED")" > "$OUT/$name.log"
+        echo "$(nproc) cores; $(tr '\n' ';' < "$pack/PACKED")" > "$out/$name.log"
         # timeout sends SIGINT: datagen finishes and saves the games in flight.
         # --foreground signals datagen alone: without it timeout signals the
         # whole process group as well, datagen may see two interrupts (the
@@ -96,15 +94,15 @@ case "${1:-}" in
         timeout --foreground -s INT -k 120 "$seconds" "$pack/tessera-datagen" selfplay -o "$name.bin" --games 1000000 \
             --nodes 400 --book "$pack/book.epd.zst" --random-plies 2-6 --random-move-prob 0.03 \
             ${labels[@]+"${labels[@]}"} --skip-capture --syzygy "$pack/syzygy" \
-            --jobs "$jobs" --seed "$seed" >> "$OUT/$name.log" 2>&1 || true
-        [ -s "$name.bin" ] || die "no records were written (see $OUT/$name.log)"
-        echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$OUT/$name.log"
+            --jobs "$jobs" --seed "$seed" >> "$out/$name.log" 2>&1 || true
+        [ -s "$name.bin" ] || die "no records were written (see $out/$name.log)"
+        echo "$(( $(stat -c %s "$name.bin") / 32 )) records" >> "$out/$name.log"
         # Parts end on record boundaries; unpack joins them in name order.
         split -b $(( part_records * 32 )) -d -a 2 "$name.bin" "$name.bin.part"
         xz -T0 -6 "$name".bin.part??
-        sha256sum "$name".bin.part??.xz > "$OUT/$name.sha256"
-        mv "$name".bin.part??.xz "$OUT/"
-        tail -3 "$OUT/$name.log" ;;
+        sha256sum "$name".bin.part??.xz > "$out/$name.sha256"
+        mv "$name".bin.part??.xz "$out/"
+        tail -3 "$out/$name.log" ;;
     unpack)
         [ $# -eq 2 ] && [ -d "$2" ] || die "unpack needs the folder the files came back in"
         for sum in "$2"/*.sha256; do

@@ -1,4 +1,4 @@
-"""tools/datagen/device-selfplay.sh with a stand-in datagen: a timed run stops
+"""tools/datagen/packed-selfplay.sh with a stand-in datagen: a timed run stops
 the generator with SIGINT and packs what it saved with a checksum, and unpack
 refuses a file that does not match it or would overwrite one."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "tools" / "datagen" / "device-selfplay.sh"
+SCRIPT = ROOT / "tools" / "datagen" / "packed-selfplay.sh"
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(t) for t in ("xz", "timeout", "sha256sum")),
@@ -29,11 +29,12 @@ while true; do sleep 0.1; done
 """
 
 
-def script(args, pack, out=None, **extra_env):
+def script(args, pack, out=None, cwd=None, **extra_env):
     env = {"PATH": os.environ["PATH"], "PACK": str(pack), **extra_env}
     if out is not None:
-        env["OUT"] = str(out)
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60)
+        env["OUTPUT_DIR"] = str(out)
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60,
+                          cwd=cwd or pack.parent)
 
 
 def unpack(folder, here):
@@ -104,7 +105,8 @@ def test_stockfish_labels_are_asked_for_by_name_and_need_a_packed_stockfish(pack
 
 
 def test_records_come_back_in_parts_that_unpack_joins_in_order(pack, tmp_path):
-    # The device tool returns no file over 16 MiB: a long run's records travel in parts.
+    # A long run's records travel in parts of PART_RECORDS records (a transfer
+    # with a limit on a file's size takes them).
     out = tmp_path / "out"
     out.mkdir()
     r = script(["run", "8", "1", "1"], pack, out, PART_RECORDS="1")
@@ -141,12 +143,16 @@ def test_unpack_refuses_a_file_that_does_not_match_its_checksum(pack, tmp_path):
 
 
 def test_bad_arguments_are_refused_with_a_reason(pack, tmp_path):
-    r = script(["run", "7", "1"], pack)  # no $OUT
-    assert r.returncode != 0 and "$OUT must name a folder" in r.stderr
+    # Without OUTPUT_DIR the parts go to selfplay-out/ in the current folder.
+    here = tmp_path / "default-out"
+    here.mkdir()
+    r = script(["run", "7", "1", "1"], pack, cwd=here)
+    assert r.returncode == 0, r.stderr
+    assert (here / "selfplay-out" / "all-own400-s7.sha256").exists()
     r = script(["run", "seven", "1"], pack, tmp_path)
     assert r.returncode != 0 and "whole numbers" in r.stderr
     r = script(["run", "7", "1"], tmp_path / "no-pack", tmp_path)
-    assert r.returncode != 0 and "run 'pack' here" in r.stderr
+    assert r.returncode != 0 and "run 'pack'" in r.stderr
     r = script([], pack)
     assert r.returncode == 2 and "usage:" in r.stderr
 
