@@ -54,12 +54,22 @@ $(VENV)/installed: tests/uci/requirements.txt
 # The `tune` build (every search constant a UCI option, for tournaments/spsa.py)
 # is built first and kept as target/tessera-tune; the plain build then relinks
 # target/release/tessera (the dependencies are shared).
+# Every test that could not run here (a CPU feature, ../shared/data, an engine
+# missing) is written to SKIP_LOG and listed at the end; the release build is
+# made first, so a test that needs it never skips (TESSERA_EXPECT).
+SKIP_LOG := $(abspath $(TARGET_DIR))/test-skips.txt
+export TESSERA_SKIP_LOG := $(SKIP_LOG)
+comma := ,
+export TESSERA_EXPECT := $(if $(TESSERA_EXPECT),$(TESSERA_EXPECT)$(comma))release-build
+
 test: $(VENV)/installed
+	@mkdir -p $(dir $(SKIP_LOG)) && rm -f $(SKIP_LOG)
 	$(CARGO) build --release --features tune
 	cp $(TARGET_DIR)/release/tessera $(TARGET_DIR)/tessera-tune
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace
 	TESSERA_TUNE_BIN=$(abspath $(TARGET_DIR))/tessera-tune $(VENV)/bin/python -m pytest -q tests/uci tests/tournaments
+	@if [ -s $(SKIP_LOG) ]; then echo "Skipped here ($$(wc -l < $(SKIP_LOG)) tests; test [missing resource] reason):"; sort $(SKIP_LOG) | sed 's/^/  /'; else echo "Skipped here: none"; fi
 
 # Formatting and clippy with warnings as errors (not part of `make test`: a
 # newer toolchain's new lints should not fail a build that works).

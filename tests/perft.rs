@@ -40,7 +40,7 @@ fn divide_sums_to_perft() {
 fn run_suite(file: &str, chess960: bool, max_nodes: u64) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perft").join(file);
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} is not present", path.display());
+        tessera::testing::skip("shared-data", &format!("{} is not present", path.display()));
         return;
     };
     let mut checked = 0;

@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn avx2_matches_scalar() {
         if !super::super::layers::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         // Tiled widths, a width with a remainder, and one below a tile;

@@ -251,7 +251,7 @@ mod tests {
         if Path::new(dir).is_dir() {
             Some(dir.to_string())
         } else {
-            eprintln!("skipping: {dir} is absent");
+            crate::testing::skip("shared-data", &format!("{dir} is absent"));
             None
         }
     }

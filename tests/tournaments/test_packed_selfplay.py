@@ -14,7 +14,7 @@ SCRIPT = ROOT / "tools" / "datagen" / "packed-selfplay.sh"
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(t) for t in ("xz", "timeout", "sha256sum")),
-    reason="needs xz, timeout and sha256sum",
+    reason="[xz] needs xz, timeout and sha256sum",
 )
 
 # Writes two 32-byte records to the -o file, then waits to be interrupted, as

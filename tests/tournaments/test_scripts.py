@@ -324,7 +324,7 @@ def test_ethereal_is_the_debian_ethereal_chess_package():
     assert "ethereal-chess" in (T / "install-opponents.sh").read_text()
 
 
-@pytest.mark.skipif(not PUZZLES.exists(), reason="../shared/data/puzzles is absent")
+@pytest.mark.skipif(not PUZZLES.exists(), reason="[shared-data] ../shared/data/puzzles is absent")
 def test_puzzle_accuracy_on_a_few_puzzles(engine_bin, tmp_path):
     out = run([sys.executable, str(T / "puzzles.py"), "pz", "--engine", engine_bin, "--limit", "12",
                "--movetime", "40"], env_extra={"RESULTS_DIR": str(tmp_path)})
@@ -342,7 +342,7 @@ def test_puzzle_accuracy_on_a_few_puzzles(engine_bin, tmp_path):
     assert "## By puzzle rating" in text and "## By theme" in text
 
 
-@pytest.mark.skipif(not PUZZLES.exists(), reason="../shared/data/puzzles is absent")
+@pytest.mark.skipif(not PUZZLES.exists(), reason="[shared-data] ../shared/data/puzzles is absent")
 def test_puzzles_at_a_fixed_node_count_give_the_same_answers_twice(engine_bin, tmp_path):
     """A node budget makes the measure load-immune: two runs agree move for move."""
     texts = []
@@ -415,7 +415,7 @@ class XBoard:
         self.proc.wait(timeout=10)
 
 
-@pytest.mark.skipif(FAIRYMAX is None, reason="fairymax is not installed (apt-get install fairymax)")
+@pytest.mark.skipif(FAIRYMAX is None, reason="[fairymax] fairymax is not installed (apt-get install fairymax)")
 def test_a_short_game_against_fairymax(engine_bin):
     tessera = chess.engine.SimpleEngine.popen_uci(engine_bin)
     fairymax = XBoard(FAIRYMAX)
@@ -701,6 +701,6 @@ def test_bench_vs_stockfish_refuses_bad_input():
     assert missing.returncode == 1 and "not built" in missing.stderr
     engine = ROOT / "target" / "release" / "tessera"
     if not engine.exists() or not (shutil.which("stockfish") or os.path.exists("/usr/games/stockfish")):
-        pytest.skip("needs the release build and stockfish")
+        pytest.skip("[stockfish] needs the release build and stockfish")
     bad = run([script, str(engine)], env_extra={"RUNS": "many", "STOCKFISH": shutil.which("stockfish") or "/usr/games/stockfish"})
     assert bad.returncode == 1 and "RUNS must be a positive number" in bad.stderr

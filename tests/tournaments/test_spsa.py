@@ -169,7 +169,7 @@ def test_refusals_name_the_problem(tune_engine_bin, engine_bin, fake):
 
 
 @pytest.mark.skipif(not (os.environ.get("CUTECHESS") or shutil.which("cutechess-cli")),
-                    reason="cutechess-cli not installed (tournaments/README.md): real games skipped")
+                    reason="[cutechess] cutechess-cli not installed (tournaments/README.md): real games skipped")
 def test_one_iteration_of_real_games(tune_engine_bin, tmp_path):
     book = tmp_path / "book.epd"
     book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")

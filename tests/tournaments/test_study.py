@@ -40,11 +40,11 @@ def test_unknown_experiments_and_steps_are_refused():
     assert "pairwise: all+ph all+pv all+ph+pv" in listing
 
 
-@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="no shared training data")
+@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="[shared-data] no shared training data")
 def test_a_tiny_study_runs_every_step_and_resumes(engine_bin, tmp_path):
     trainer = Path(engine_bin).with_name("tessera-trainer")
     if not trainer.exists():
-        pytest.skip(f"{trainer} not built")
+        pytest.skip(f"[release-build] {trainer} not built")
     env = {
         **os.environ,
         "TESSERA_BIN": engine_bin,
@@ -180,7 +180,7 @@ def test_names_carry_the_data_where_it_is_not_the_experiments_own():
 def test_the_size_chart_puts_each_set_at_its_data_beside_the_shared_reports(engine_bin, tmp_path, monkeypatch):
     trainer = Path(engine_bin).with_name("tessera-trainer")
     if not trainer.exists():
-        pytest.skip(f"{trainer} not built")
+        pytest.skip(f"[release-build] {trainer} not built")
     study = import_study()
     header = "| set | Elo vs all, 25000 nodes |\n|---|---|\n"
     (tmp_path / "study-axes.md").write_text(header + "| `all` | 0 |\n| `h+v` | -80.3 ± 34.3 |\n")
@@ -211,12 +211,12 @@ def test_the_size_chart_puts_each_set_at_its_data_beside_the_shared_reports(engi
     assert drawn == []
 
 
-@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="no shared training data")
+@pytest.mark.skipif(not any(TRAIN.glob("*.zst")), reason="[shared-data] no shared training data")
 def test_the_scale_study_trains_on_the_generation_runs_to_a_budget_in_samples(engine_bin, tmp_path):
     trainer = Path(engine_bin).with_name("tessera-trainer")
     datagen = Path(engine_bin).with_name("tessera-datagen")
     if not (trainer.exists() and datagen.exists()):
-        pytest.skip(f"{trainer} or {datagen} not built")
+        pytest.skip(f"[release-build] {trainer} or {datagen} not built")
     env = {**os.environ, "TESSERA_BIN": engine_bin, "TESSERA_TRAINER": str(trainer),
            "RESULTS_DIR": str(tmp_path / "results")}
     cmd = [sys.executable, str(STUDY), "scale", "--tiny", "--sets", "kb4", "--dir", str(tmp_path / "study"),

@@ -86,7 +86,7 @@ def test_id_name_names_the_net_loaded(session, engine_bin):
         if line.startswith("info string evaluation:"):
             break
     else:
-        pytest.skip("no other committed net of this build's shape")
+        pytest.skip("[second-net] no other committed net of this build's shape")
     loaded_hash = line.split("hash ")[-1]
     session.send("uci")
     _, name = session.expect(lambda l: l.startswith("id name "))

@@ -9,7 +9,7 @@ import chess.syzygy
 import pytest
 
 TABLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "syzygy"
-pytestmark = pytest.mark.skipif(not TABLES.is_dir(), reason=f"{TABLES} is absent: no Syzygy tables to test with")
+pytestmark = pytest.mark.skipif(not TABLES.is_dir(), reason=f"[shared-data] {TABLES} is absent: no Syzygy tables to test with")
 
 
 def engine_with_tables(engine_bin, path=None):
@@ -56,7 +56,7 @@ def test_tbhits_in_info_and_a_won_krk_is_mated_within_the_50_move_rule(engine_bi
 
 def test_kqkr_is_won_with_the_tables(engine_bin):
     if not (TABLES / "KQvKR.rtbz").exists():
-        pytest.skip("no KQvKR table")
+        pytest.skip("[shared-data] no KQvKR table")
     engine = engine_with_tables(engine_bin)
     try:
         board, highest = play_out(engine, "8/8/8/8/2k5/8/5r2/1Q4K1 w - - 0 1", max_plies=260)

@@ -337,7 +337,7 @@ mod tests {
     #[test]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         let mut rng = 12345u64;
@@ -361,7 +361,7 @@ mod tests {
     #[test]
     fn grouped_kernels_match_scalar() {
         if !super::super::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         let mut rng = 99u64;
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn fused_avx2_matches_scalar_where_the_weights_allow() {
         if !super::super::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         let mut rng = 7u64;

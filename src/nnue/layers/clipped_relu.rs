@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn avx2_matches_scalar() {
         if !super::super::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         for n in [32, 64, 512, 50] {
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn pairwise_avx2_matches_scalar() {
         if !super::super::avx2_available() {
-            eprintln!("skipping: no AVX2 on this CPU");
+            crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
         // Widths with and without a remainder after the 32-lane steps;

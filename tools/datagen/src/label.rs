@@ -227,7 +227,7 @@ mod tests {
 
         let stockfish = ["/usr/games/stockfish", "/usr/bin/stockfish"].into_iter().find(|p| Path::new(p).exists());
         let Some(stockfish) = stockfish else {
-            eprintln!("skipping the UCI half: no stockfish installed");
+            tessera::testing::skip("stockfish", "the UCI half: no stockfish installed");
             return;
         };
         let mut uci = UciLabeller::start(Path::new(stockfish), Budget::Depth(6)).unwrap().clearing(Clearing::EveryGame);
@@ -250,7 +250,7 @@ mod tests {
         if tessera.exists() {
             engines.push(tessera);
         } else {
-            eprintln!("skipping tessera: build it with `cargo build --release` first");
+            tessera::testing::skip("release-build", "tessera: build it with `cargo build --release` first");
         }
         for sf in ["/usr/games/stockfish", "/usr/bin/stockfish"] {
             if std::path::Path::new(sf).exists() {

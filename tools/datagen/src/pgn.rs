@@ -157,7 +157,7 @@ mod tests {
     fn the_shared_lichess_games() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pgn/lichess_user_games_3970.pgn");
         if !path.exists() {
-            eprintln!("skipping: {} is absent", path.display());
+            tessera::testing::skip("shared-data", &format!("{} is absent", path.display()));
             return;
         }
         let mut n = 0;

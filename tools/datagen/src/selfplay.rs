@@ -553,7 +553,7 @@ mod tests {
     fn games_end_where_the_tables_take_over() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/syzygy");
         if !dir.is_dir() {
-            eprintln!("skipping: {} is absent", dir.display());
+            tessera::testing::skip("shared-data", &format!("{} is absent", dir.display()));
             return;
         }
         let (tables, _) = Tablebases::load(dir.to_str().unwrap());

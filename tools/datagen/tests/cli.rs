@@ -117,7 +117,7 @@ fn selfplay_skip_capture_keeps_only_what_the_trainer_keeps_and_resumes() {
 fn selfplay_syzygy_ends_games_at_the_tables_and_resumes() {
     let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/syzygy");
     if !tables.is_dir() {
-        eprintln!("skipping: {} is absent", tables.display());
+        tessera::testing::skip("shared-data", &format!("{} is absent", tables.display()));
         return;
     }
     // Ten games, so that one reaches the tables: with net v9 the first six all
@@ -419,11 +419,11 @@ fn uci_engines() -> Vec<String> {
     if tessera.exists() {
         engines.push(tessera.display().to_string());
     } else {
-        eprintln!("skipping tessera: build it with `cargo build --release` first");
+        tessera::testing::skip("release-build", "tessera: build it with `cargo build --release` first");
     }
     match ["/usr/games/stockfish", "/usr/bin/stockfish"].into_iter().find(|p| Path::new(p).exists()) {
         Some(sf) => engines.push(sf.to_string()),
-        None => eprintln!("skipping stockfish: not installed"),
+        None => tessera::testing::skip("stockfish", "stockfish: not installed"),
     }
     engines
 }

@@ -682,7 +682,7 @@ mod tests {
     #[test]
     fn avx512_kernels_are_the_avx2_kernels_bit_for_bit() {
         if !avx512() {
-            eprintln!("skipped: this CPU has no AVX-512");
+            tessera::testing::skip("avx512", "this CPU has no AVX-512");
             return;
         }
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
