@@ -164,9 +164,11 @@ run_games() { # PGN ARG…
     if [ "$kind" = fastchess ]; then
         [[ " $* " != *" proto=xboard "* ]] ||
             die "fastchess plays UCI engines only: fairymax, sjeng, gnuchess and phalanx need RUNNER=cutechess"
-        "$(find_fastchess)" "$@" -output format=cutechess -pgnout file="$pgn"
+        "$(find_fastchess)" "$@" -output format=cutechess -pgnout file="$pgn" 2>&1
     else
-        "$(find_cutechess)" "$@" -pgnout "$pgn"
+        # cutechess-cli writes its warnings to stderr: they go with the result
+        # lines into the caller's log (runner_warnings reads them there).
+        "$(find_cutechess)" "$@" -pgnout "$pgn" 2>&1
     fi
 }
 
@@ -327,6 +329,16 @@ pgn_problems() { # pgn
             }
             print ""
         }' "$1"
+}
+
+# The warnings a runner logged, by kind and engine: fastchess's "Warning; …
+# from ENGINE" (e.g. a bestmove that is not the last PV's first move, which a
+# strength-limited Stockfish prints by design) and cutechess-cli's "Warning: …"
+# (e.g. a premature bestmove while pondering). "none" when there were none.
+runner_warnings() { # log
+    [ -f "$1" ] || { echo "–"; return; }
+    grep -E '^Warning[;:]' "$1" | sed -E 's/^Warning[;:] *//; s/ - move [^ ]+ from / from /' | sort | uniq -c |
+        awk '{ n = $1; $1 = ""; sub(/^ /, ""); out = out sep n "× " $0; sep = "; " } END { print out == "" ? "none" : out }'
 }
 
 # The median search depth of the moves in a cutechess PGN (its move comments,

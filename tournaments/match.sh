@@ -64,6 +64,7 @@ fi
     echo "| result | $(grep '^Score of' "$log" | tail -1) |"
     echo "| Elo | $(grep '^Elo difference' "$log" | tail -1 || echo n/a) |"
     echo "| integrity | $(pgn_problems "$pgn") |"
+    echo "| runner warnings | $(runner_warnings "$log") |"
     echo "| median depth | $(median_depth "$pgn") |"
     common_rows "$tc"
     echo

@@ -83,8 +83,10 @@ def test_refusals_say_what_is_wrong(args, tools, message):
 FAKE_CUTECHESS = """#!/bin/bash
 # Stands in for cutechess-cli: notes the rounds it was asked for, then writes one
 # finished game for each Round number in $FAKE_ROUNDS, up to the rounds asked
-# for, to its -pgnout file. Answers a version query.
+# for, to its -pgnout file, and a warning on stderr as cutechess-cli writes
+# them. Answers a version query.
 [ "$1" = --version ] && { echo "fake runner 1.0"; exit 0; }
+echo "Warning: Premature bestmove while pondering from b" >&2
 while [ $# -gt 0 ]; do
     case $1 in -pgnout) out=$2 ;; -rounds) rounds=$2; echo "$2" >> "$FAKE_LOG" ;; esac
     shift
@@ -128,6 +130,8 @@ for r in $(seq 1 "$rounds"); do
         printf '[Event "t"]\\n[Round "%s"]\\n[White "a"]\\n[Black "b"]\\n[Result "1-0"]\\n\\n1. e4 {White loses on time (3ms overrun)} 1-0\\n\\n' "$r" >> "$out"
     done
 done
+echo "Warning; Bestmove does not match beginning of last PV - move e2e4 from b"
+echo "Warning; Bestmove does not match beginning of last PV - move d2d4 from b"
 echo "Score of a vs b: $((rounds * 2)) - 0 - 0  [1.000] $((rounds * 2))"
 echo "Elo difference: inf +/- nan, LOS: 100.00 %, DrawRatio: 0.00 %"
 """
@@ -147,9 +151,20 @@ def test_fastchess_runs_a_match_with_its_own_options(tmp_path):
     assert "| games | 4 |" in table
     assert "Score of a vs b: 4 - 0 - 0" in table
     assert "time forfeits 4 (" in table, table
+    assert "| runner warnings | 2× Bestmove does not match beginning of last PV from b |" in table, table
     assert "| runner | fastchess fake 1.0 |" in table and "RUNNER=fastchess" in table
     out = run([str(T / "match.sh"), "m2", "5+0.05", "4", "a=/bin/true", "b=/bin/true"], env_extra={**env, "PONDER": "1"})
     assert out.returncode != 0 and "fastchess does not ponder" in out.stderr
+
+
+def test_a_match_table_counts_the_runners_warnings(tmp_path):
+    """cutechess-cli's warnings (on stderr; a premature bestmove while pondering,
+    say) reach the match's log and its table."""
+    env = {**fake_cutechess_env(tmp_path), "FAKE_ROUNDS": "1 1"}
+    out = run([str(T / "match.sh"), "m", "nodes=100", "2", "a=/bin/true", "b=/bin/true"], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "results" / "m.md").read_text()
+    assert "| runner warnings | 1× Premature bestmove while pondering from b |" in table, table
 
 
 def test_an_interrupted_gauntlet_keeps_whole_opening_pairs_only(tmp_path):
