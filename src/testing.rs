@@ -13,6 +13,12 @@ impl XorShift {
         self.0 ^= self.0 << 17;
         self.0
     }
+
+    /// A number in 0..n (n > 0); the slight bias of the modulo does not
+    /// matter to a test.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() >> 11) as usize % n
+    }
 }
 
 /// A test that cannot run here says so through this, instead of returning
@@ -66,7 +72,8 @@ mod tests {
 
     #[test]
     fn a_skip_is_logged_or_fails_where_expected() {
-        let dir = std::env::temp_dir().join(format!("tessera-skip-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let log = dir.join("skips.txt");
         let _ = std::fs::remove_file(&log);

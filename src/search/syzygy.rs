@@ -318,7 +318,8 @@ mod tests {
 
     #[test]
     fn bad_folders_and_files_are_named_and_skipped() {
-        let dir = std::env::temp_dir().join(format!("tessera-syzygy-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("KRvK.rtbw"), [0x71, 0xe8, 0x23, 0x5d, 1, 2, 3]).unwrap();

@@ -1,6 +1,8 @@
 //! Parsing UCI input lines into commands. Pure text handling: nothing here
 //! knows about the board, so every error names what was wrong with the text.
 
+use crate::search::limits::Limits;
+
 /// Where a `position` command starts from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Start {
@@ -11,22 +13,13 @@ pub enum Start {
     Unreadable(String),
 }
 
-/// The numeric and flag parameters of `go`; `searchmoves` stay text until
-/// they are checked against the position.
+/// A `go` line: the search's limits (with `searchmoves` still text, checked
+/// against the position later) and what was wrong with the line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoParams {
-    pub wtime: Option<i64>,
-    pub btime: Option<i64>,
-    pub winc: Option<i64>,
-    pub binc: Option<i64>,
-    pub movestogo: Option<u32>,
-    pub depth: Option<i32>,
-    pub nodes: Option<u64>,
-    pub mate: Option<i32>,
-    pub movetime: Option<u64>,
-    pub infinite: bool,
-    pub ponder: bool,
-    pub searchmoves: Vec<String>,
+    /// The limits as the line gave them; the root moves as written, checked
+    /// against the position when the search starts.
+    pub limits: Limits<String>,
     /// What was wrong with the line: values out of range (clamped), words
     /// not understood or without a usable value (ignored). The engine
     /// reports each and searches anyway: a GUI that sent `go` waits for a
@@ -228,7 +221,7 @@ fn parse_go(rest: &[&str]) -> GoParams {
         let key = rest[i];
         i += 1;
         if key == "infinite" || key == "ponder" {
-            *(if key == "infinite" { &mut go.infinite } else { &mut go.ponder }) = true;
+            *(if key == "infinite" { &mut go.limits.infinite } else { &mut go.limits.ponder }) = true;
             continue;
         }
         if key == "searchmoves" {
@@ -238,7 +231,7 @@ fn parse_go(rest: &[&str]) -> GoParams {
                 go.warnings.push("go searchmoves without moves; searching every move".to_string());
             }
             i += moves.len();
-            go.searchmoves.extend(moves);
+            go.limits.searchmoves.extend(moves);
             continue;
         }
         if !GO_KEYWORDS.contains(&key) {
@@ -264,15 +257,15 @@ fn parse_go(rest: &[&str]) -> GoParams {
         i += 1;
         let w = &mut go.warnings;
         let understood = match key {
-            "wtime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.wtime = Some(v)),
-            "btime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.btime = Some(v)),
-            "winc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.winc = Some(v)),
-            "binc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.binc = Some(v)),
-            "movestogo" => number(key, text, 1, u32::MAX, w).map(|v| go.movestogo = Some(v)),
-            "depth" => number(key, text, 1, i32::MAX, w).map(|v| go.depth = Some(v)),
-            "nodes" => number(key, text, 1, u64::MAX, w).map(|v| go.nodes = Some(v)),
-            "mate" => number(key, text, 1, i32::MAX, w).map(|v| go.mate = Some(v)),
-            "movetime" => number(key, text, 0, MAX_TIME_MS as u64, w).map(|v| go.movetime = Some(v)),
+            "wtime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.limits.wtime = Some(v)),
+            "btime" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.limits.btime = Some(v)),
+            "winc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.limits.winc = Some(v)),
+            "binc" => number(key, text, 0, MAX_TIME_MS, w).map(|v| go.limits.binc = Some(v)),
+            "movestogo" => number(key, text, 1, u32::MAX, w).map(|v| go.limits.movestogo = Some(v)),
+            "depth" => number(key, text, 1, i32::MAX, w).map(|v| go.limits.depth = Some(v)),
+            "nodes" => number(key, text, 1, u64::MAX, w).map(|v| go.limits.nodes = Some(v)),
+            "mate" => number(key, text, 1, i32::MAX, w).map(|v| go.limits.mate = Some(v)),
+            "movetime" => number(key, text, 0, MAX_TIME_MS as u64, w).map(|v| go.limits.movetime = Some(v)),
             _ => unreachable!("every numeric key of GO_KEYWORDS is matched"),
         };
         go.ignored |= understood.is_none();
@@ -304,12 +297,12 @@ mod tests {
     #[test]
     fn out_of_range_go_values_are_clamped_and_noted() {
         let g = go("go movestogo 0 depth -3 mate 0 nodes 0");
-        assert_eq!((g.movestogo, g.depth, g.mate, g.nodes), (Some(1), Some(1), Some(1), Some(1)));
+        assert_eq!((g.limits.movestogo, g.limits.depth, g.limits.mate, g.limits.nodes), (Some(1), Some(1), Some(1), Some(1)));
         assert_eq!(g.warnings.len(), 4);
         assert!(g.warnings[0].contains("go movestogo 0 is out of range; using 1"), "{:?}", g.warnings);
         assert!(!g.ignored, "clamped values are used, not ignored");
         let g = go("go wtime 99999999999999999999 btime -500 winc 99999999999999999999999999999999999999999999");
-        assert_eq!((g.wtime, g.btime, g.winc), (Some(MAX_TIME_MS), Some(0), Some(MAX_TIME_MS)));
+        assert_eq!((g.limits.wtime, g.limits.btime, g.limits.winc), (Some(MAX_TIME_MS), Some(0), Some(MAX_TIME_MS)));
         assert_eq!(g.warnings.len(), 3);
         let g = go("go wtime 1000 btime 900 movestogo 40");
         assert!(g.warnings.is_empty() && !g.ignored);
@@ -319,7 +312,7 @@ mod tests {
     fn go_never_fails_and_keeps_what_it_understood() {
         // Each case: the line, what must survive, the warning it gives.
         let g = go("go depth abc");
-        assert_eq!(g.depth, None);
+        assert_eq!(g.limits.depth, None);
         assert!(g.ignored);
         assert!(g.warnings[0].contains("'abc' is not a number"), "{:?}", g.warnings);
         let g = go("go foo");
@@ -327,15 +320,15 @@ mod tests {
         let g = go("go perft 3");
         assert!(g.ignored && g.warnings.len() == 1 && g.warnings[0].contains("perft"), "{:?}", g.warnings);
         let g = go("go depth 4 searchmoves");
-        assert_eq!(g.depth, Some(4));
-        assert!(g.searchmoves.is_empty() && !g.ignored);
+        assert_eq!(g.limits.depth, Some(4));
+        assert!(g.limits.searchmoves.is_empty() && !g.ignored);
         assert!(g.warnings[0].contains("without moves"));
         let g = go("go depth wtime 100 foo 7 nodes 1.5 movetime 50");
-        assert_eq!((g.depth, g.wtime, g.nodes, g.movetime), (None, Some(100), None, Some(50)));
+        assert_eq!((g.limits.depth, g.limits.wtime, g.limits.nodes, g.limits.movetime), (None, Some(100), None, Some(50)));
         assert_eq!(g.warnings.len(), 4, "{:?}", g.warnings);
         assert!(g.warnings[0].contains("go depth needs a value"));
         let g = go("go depth");
-        assert!(g.warnings[0].contains("needs a value") && g.ignored && g.depth.is_none());
+        assert!(g.warnings[0].contains("needs a value") && g.ignored && g.limits.depth.is_none());
         let g = go("go wtime --5 nodes -");
         assert!(g.warnings.iter().all(|w| w.contains("not a number")) && g.warnings.len() == 2);
         assert!(go("go").warnings.is_empty() && !go("go").ignored);
@@ -362,9 +355,9 @@ mod tests {
             }))
         );
         let g = go("go wtime 1000 btime 900 winc 10 binc 10 searchmoves e2e4 d2d4 depth 5");
-        assert_eq!((g.wtime, g.btime, g.winc, g.depth), (Some(1000), Some(900), Some(10), Some(5)));
-        assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
-        assert!(go("go infinite").infinite && go("go ponder wtime 5").ponder);
+        assert_eq!((g.limits.wtime, g.limits.btime, g.limits.winc, g.limits.depth), (Some(1000), Some(900), Some(10), Some(5)));
+        assert_eq!(g.limits.searchmoves, vec!["e2e4", "d2d4"]);
+        assert!(go("go infinite").limits.infinite && go("go ponder wtime 5").limits.ponder);
         assert_eq!(parse("d"), Ok(Some(Command::Display)));
         assert_eq!(parse("eval"), Ok(Some(Command::Eval)));
         assert_eq!(parse("bench"), Ok(Some(Command::Bench { depth: None })));

@@ -436,11 +436,11 @@ impl Engine {
         // time, or the clock of the side to move (the other side's alone
         // does not).
         let white = self.board.turn().is_white();
-        let (mut wtime, mut btime) = (params.wtime, params.btime);
+        let (mut wtime, mut btime) = (params.limits.wtime, params.limits.btime);
         let (own_clock, other_clock) = if white { (&mut wtime, btime) } else { (&mut btime, wtime) };
         // A clock for the other side only: the side to move's own is missing,
         // taken as spent (a short search and a legal move), not as no clock.
-        if own_clock.is_none() && other_clock.is_some() && params.movetime.is_none() && !params.infinite {
+        if own_clock.is_none() && other_clock.is_some() && params.limits.movetime.is_none() && !params.limits.infinite {
             let (own, other) = if white { ("wtime", "btime") } else { ("btime", "wtime") };
             send(&format!(
                 "info string warning: go has {other} but no {own} for the side to move: its time taken as spent"
@@ -448,43 +448,30 @@ impl Engine {
             *own_clock = Some(0);
         }
         let own_clock = if white { wtime } else { btime };
-        let mut depth = params.depth;
-        let mut bounded = depth.is_some() || params.nodes.is_some() || params.movetime.is_some() || own_clock.is_some();
+        let mut depth = params.limits.depth;
+        let mut bounded = depth.is_some() || params.limits.nodes.is_some() || params.limits.movetime.is_some() || own_clock.is_some();
         // Words that bound nothing by themselves (an increment or moves to go
         // without a clock, or words not understood): the README's rule, a
         // search to depth 10, not a search until `stop` the GUI never sends.
-        let half_given = params.winc.is_some() || params.binc.is_some() || params.movestogo.is_some();
-        if (params.ignored || half_given) && !bounded && !params.infinite {
+        let half_given = params.limits.winc.is_some() || params.limits.binc.is_some() || params.limits.movestogo.is_some();
+        if (params.ignored || half_given) && !bounded && !params.limits.infinite {
             send(&format!("info string warning: no limit understood in 'go'; searching to depth {FALLBACK_DEPTH}"));
             depth = Some(FALLBACK_DEPTH);
             bounded = true;
         }
-        let unbounded = params.infinite || !bounded;
+        let unbounded = params.limits.infinite || !bounded;
         let mut searchmoves = Vec::new();
-        for text in &params.searchmoves {
+        for text in &params.limits.searchmoves {
             match self.board.parse_uci_move(text) {
                 Ok(m) if !searchmoves.contains(&m) => searchmoves.push(m),
                 Ok(_) => {}
                 Err(e) => send(&format!("info string warning: go searchmoves: {e}; dropped")),
             }
         }
-        if searchmoves.is_empty() && !params.searchmoves.is_empty() {
+        if searchmoves.is_empty() && !params.limits.searchmoves.is_empty() {
             send("info string warning: go searchmoves: no legal move given; searching every move");
         }
-        let mut limits = Limits {
-            depth,
-            nodes: params.nodes,
-            mate: params.mate,
-            movetime: params.movetime,
-            wtime,
-            btime,
-            winc: params.winc,
-            binc: params.binc,
-            movestogo: params.movestogo,
-            infinite: params.infinite,
-            ponder: params.ponder,
-            searchmoves,
-        };
+        let mut limits = Limits { depth, wtime, btime, ..params.limits }.with_searchmoves(searchmoves);
         // Limited strength: a node budget whatever the clock, several lines,
         // and one of them drawn after the search.
         let handicap = self.options.limit_strength.then(|| Handicap::for_elo(self.options.elo));

@@ -37,5 +37,5 @@ fi
 files=()
 while IFS= read -r f; do files+=("$games/$f"); done < <(ls "$games" | grep '\.pgn$' | LC_ALL=C sort)
 [ ${#files[@]} -gt 0 ] || die "no PGN files under data/players/ at $commit"
-exec "$datagen" pgn "${files[@]}" -o "$output" --per-game all --unique --skip-check --skip-capture \
+exec "$datagen" pgn "${files[@]}" -o "$output" --per-game all --unique --skip-check --skip-best-capture \
     --jobs "${JOBS:-$(nproc)}" --seed "${SEED:-1201}" "$@"

@@ -340,11 +340,8 @@ mod tests {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
-        let mut rng = 12345u64;
-        let mut next = || {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 33) as u32
-        };
+        let mut rng = crate::testing::XorShift(12345);
+        let mut next = || (rng.next_u64() >> 32) as u32;
         for n in [32, 64, 96, 1024, 45] {
             let outs = 7;
             let input: Vec<u8> = (0..n).map(|_| (next() % 128) as u8).collect();
@@ -364,11 +361,8 @@ mod tests {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
-        let mut rng = 99u64;
-        let mut next = || {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 33) as u32
-        };
+        let mut rng = crate::testing::XorShift(99);
+        let mut next = || (rng.next_u64() >> 32) as u32;
         for (n, outs) in [(1024, 32), (64, 8), (512, 16), (1024, 64), (32, 32)] {
             // Dense, half zero, mostly zero, all zero; extremes of both ranges.
             for zero_share in [0, 50, 95, 100] {
@@ -426,11 +420,8 @@ mod tests {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
-        let mut rng = 7u64;
-        let mut next = || {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 33) as u32
-        };
+        let mut rng = crate::testing::XorShift(7);
+        let mut next = || (rng.next_u64() >> 32) as u32;
         for (n, outs) in [(512, 32), (64, 8), (512, 16), (1024, 64), (32, 32)] {
             for zero_share in [0, 50, 95, 100] {
                 let input: Vec<u8> =

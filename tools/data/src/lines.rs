@@ -165,7 +165,8 @@ mod tests {
 
     #[test]
     fn a_bad_line_is_named_by_file_and_number() {
-        let path = std::env::temp_dir().join(format!("tessera-lines-{}.epd", std::process::id()));
+        let path_tmp = tempfile::tempdir().unwrap();
+        let path = path_tmp.path().join("list.epd");
         std::fs::write(&path, format!("# book\n{START} c9 \"0-1\";\n\nnot a position\n")).unwrap();
         let mut seen = Vec::new();
         let err = read(&path, CastlingMode::Standard, |n, l| {

@@ -187,7 +187,8 @@ mod tests {
 
     #[test]
     fn games_come_with_start_moves_and_result() {
-        let dir = std::env::temp_dir().join(format!("tessera-data-pgn-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("g.pgn");
         let text = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\

@@ -172,11 +172,8 @@ impl RecordWriter {
 mod tests {
     use super::*;
 
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("tessera-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    fn dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("tessera-{name}-")).tempdir().unwrap()
     }
 
     fn sample(i: i16) -> Record {
@@ -185,7 +182,8 @@ mod tests {
 
     #[test]
     fn damaged_and_cut_short_records_are_skipped_and_appending_repairs_the_tail() {
-        let d = dir("bin");
+        let d_tmp = dir("bin");
+    let d = d_tmp.path().to_path_buf();
         let path = d.join("x.bin");
         let mut w = RecordWriter::append(&path).unwrap();
         for i in 0..200 {
@@ -220,7 +218,8 @@ mod tests {
 
     #[test]
     fn text_files_plain_and_zstd() {
-        let d = dir("text");
+        let d_tmp = dir("text");
+    let d = d_tmp.path().to_path_buf();
         let plain = d.join("x.txt");
         let mut w = RecordWriter::append(&plain).unwrap();
         w.write(&sample(5)).unwrap();

@@ -1,28 +1,16 @@
 //! Every format round-trips what it keeps, and refuses damage with an error
 //! that names the file and where, never a panic.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use tessera_data::formats::{self, Entry, Format};
+use tessera::testing::XorShift;
 use tessera_data::record::Record;
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tessera-formats-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A little deterministic generator (the games need not be good, only varied).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n
-    }
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("tessera-{name}-")).tempdir().unwrap()
 }
 
 fn record(fen: &str, score: i16, result: u8, mode: CastlingMode) -> Record {
@@ -34,7 +22,7 @@ fn record(fen: &str, score: i16, result: u8, mode: CastlingMode) -> Record {
 /// with castling, en passant, captures and promotions along the way), then
 /// loose positions that follow from nothing.
 fn sample() -> Vec<Record> {
-    let mut rng = Lcg(7);
+    let mut rng = XorShift(7);
     let mut out = Vec::new();
     for game in 0..12 {
         let mut pos = Chess::default();
@@ -89,7 +77,8 @@ fn read(path: &Path, format: Format) -> Vec<Entry> {
 
 #[test]
 fn own_records_survive_every_format_that_keeps_them() {
-    let d = dir("round");
+    let d_tmp = dir("round");
+    let d = d_tmp.path().to_path_buf();
     // Records as a .bin file holds them (full-move number 1).
     let bin = d.join("a.bin");
     let entries: Vec<Entry> = sample().into_iter().map(Entry::from).collect();
@@ -122,7 +111,8 @@ fn own_records_survive_every_format_that_keeps_them() {
 
 #[test]
 fn the_moves_a_format_keeps_are_kept() {
-    let d = dir("moves");
+    let d_tmp = dir("moves");
+    let d = d_tmp.path().to_path_buf();
     let vf = d.join("a.vf");
     let entries: Vec<Entry> = sample().into_iter().map(Entry::from).collect();
     write(&vf, Format::Viriformat, &entries);
@@ -139,7 +129,8 @@ fn the_moves_a_format_keeps_are_kept() {
 
 #[test]
 fn chess960_where_the_format_allows_and_a_reason_where_not() {
-    let d = dir("960");
+    let d_tmp = dir("960");
+    let d = d_tmp.path().to_path_buf();
     let fens = [
         "qrbbnkrn/pppppppp/8/8/8/8/PPPPPPPP/QRBBNKRN w GBgb - 0 1",
         "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 b Gb - 4 9",
@@ -167,7 +158,8 @@ fn chess960_where_the_format_allows_and_a_reason_where_not() {
 
 #[test]
 fn bulletformat_keeps_each_position_from_the_side_to_moves_view() {
-    let d = dir("bullet");
+    let d_tmp = dir("bullet");
+    let d = d_tmp.path().to_path_buf();
     let path = d.join("a.bullet");
     let records = sample();
     let entries: Vec<Entry> = records.iter().cloned().map(Entry::from).collect();
@@ -194,7 +186,8 @@ fn bulletformat_keeps_each_position_from_the_side_to_moves_view() {
 
 #[test]
 fn damage_is_an_error_that_says_where() {
-    let d = dir("damage");
+    let d_tmp = dir("damage");
+    let d = d_tmp.path().to_path_buf();
     let entries: Vec<Entry> = sample().into_iter().map(Entry::from).collect();
     for (format, name) in
         [(Format::Binpack, "a.binpack"), (Format::Viriformat, "a.vf"), (Format::Bulletformat, "a.bullet")]
@@ -205,7 +198,7 @@ fn damage_is_an_error_that_says_where() {
         let bad = d.join(format!("bad-{name}"));
         // Cut short, garbage, wrong magic (the first bytes changed).
         let mut garbage = whole.clone();
-        let mut rng = Lcg(3);
+        let mut rng = XorShift(3);
         for b in garbage.iter_mut().skip(40) {
             *b = rng.below(256) as u8;
         }
@@ -230,7 +223,8 @@ fn damage_is_an_error_that_says_where() {
 /// the byte (the crate's own unpacking would read outside its tables).
 #[test]
 fn a_viriformat_board_without_a_king_is_refused() {
-    let d = dir("kingless");
+    let d_tmp = dir("kingless");
+    let d = d_tmp.path().to_path_buf();
     let path = d.join("k.vf");
     let mut bytes = vec![0u8; 32];
     bytes[..8].copy_from_slice(&(1u64 << 8).to_le_bytes()); // a white pawn on a2, nothing else
@@ -248,7 +242,8 @@ fn a_viriformat_board_without_a_king_is_refused() {
 /// as one; the positions that only carry a game on are skipped by readers.
 #[test]
 fn synced_pieces_append_into_one_file_and_unscored_positions_are_skipped() {
-    let d = dir("append");
+    let d_tmp = dir("append");
+    let d = d_tmp.path().to_path_buf();
     let records = sample();
     let mut entries: Vec<Entry> = records.iter().cloned().map(Entry::from).collect();
     for e in entries.iter_mut().step_by(3) {
@@ -293,7 +288,8 @@ fn synced_pieces_append_into_one_file_and_unscored_positions_are_skipped() {
 /// (`convert --from`).
 #[test]
 fn records_and_text_are_read_as_asked_whatever_the_name() {
-    let d = dir("asked");
+    let d_tmp = dir("asked");
+    let d = d_tmp.path().to_path_buf();
     let entries: Vec<Entry> = sample().into_iter().take(50).map(Entry::from).collect();
     write(&d.join("a.bin"), Format::Record, &entries);
     write(&d.join("a.txt"), Format::Text, &entries);
@@ -317,7 +313,8 @@ fn a_format_is_known_by_its_name() {
         assert_eq!(format.name().parse::<Format>().unwrap(), format);
     }
     assert!("csv".parse::<Format>().unwrap_err().contains("binpack"));
-    let d = dir("exists");
+    let d_tmp = dir("exists");
+    let d = d_tmp.path().to_path_buf();
     std::fs::write(d.join("x.binpack"), b"").unwrap();
     assert!(formats::create(&d.join("x.binpack"), Format::Binpack).err().unwrap().contains("exists"));
     std::fs::remove_dir_all(&d).unwrap();
@@ -334,7 +331,8 @@ proptest::proptest! {
         noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
         flips in proptest::collection::vec((proptest::prelude::any::<usize>(), 1u8..=255), 1..8),
     ) {
-        let d = std::env::temp_dir().join(format!("tessera-formats-prop-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let d_tmp = tempfile::tempdir().unwrap();
+        let d = d_tmp.path().to_path_buf();
         std::fs::create_dir_all(&d).unwrap();
         let entries: Vec<Entry> = sample().into_iter().take(200).map(Entry::from).collect();
         for (format, name) in [(Format::Record, "v.bin"), (Format::Binpack, "v.binpack"), (Format::Viriformat, "v.vf"),

@@ -37,7 +37,8 @@ mod tests {
 
     #[test]
     fn books_of_both_kinds_load() {
-        let dir = std::env::temp_dir().join(format!("tessera-book-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let epd = dir.join("b.epd");
         std::fs::write(&epd, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c0 \"x\";\n\n").unwrap();

@@ -158,7 +158,8 @@ mod tests {
 
     #[test]
     fn lines_records_and_zstd_give_the_same_table() {
-        let dir = std::env::temp_dir().join(format!("tessera-stats-lines-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let text = format!(
@@ -191,7 +192,8 @@ mod tests {
 
     #[test]
     fn counts_for_all_on_a_written_pgn() {
-        let dir = std::env::temp_dir().join(format!("tessera-stats-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("game.pgn");
         // 22 quiet half-moves, then a capture: positions at plies 20, 21, 22.

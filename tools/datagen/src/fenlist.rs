@@ -103,7 +103,8 @@ mod tests {
 
     #[test]
     fn a_missing_result_is_refused_drawn_or_skipped_as_asked() {
-        let path = std::env::temp_dir().join(format!("tessera-fenlist-{}.epd", std::process::id()));
+        let path_tmp = tempfile::tempdir().unwrap();
+        let path = path_tmp.path().join("list.epd");
         std::fs::write(&path, format!("{START} c9 \"0-1\";\n\n{START} 0 1\n")).unwrap();
         let err = read(&path, MissingResult::Refuse).unwrap_err();
         assert!(err.contains(":3: no game result"), "{err}");

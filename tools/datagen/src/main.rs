@@ -13,7 +13,7 @@ use tessera_datagen::agreement::{Labels, measure};
 use tessera_datagen::book::load_book;
 use tessera_datagen::fenlist::{self, Listed, MissingResult};
 use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
-use tessera_datagen::pipeline::{Filters, Outcome, label_into, produce_into};
+use tessera_datagen::pipeline::{Outcome, label_into, produce_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};
 use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
 use tessera_datagen::stats::Stats;
@@ -390,7 +390,12 @@ struct FilterArgs {
 
 impl FilterArgs {
     fn filter(&self) -> Filter {
-        Filter { skip_check: self.skip_check, skip_winning_capture: self.skip_capture, max_score: self.max_score }
+        Filter {
+            skip_check: self.skip_check,
+            skip_winning_capture: self.skip_capture,
+            skip_best_capture: false,
+            max_score: self.max_score,
+        }
     }
 }
 
@@ -432,9 +437,13 @@ struct LabelArgs {
     /// Drop positions whose side to move is in check.
     #[arg(long)]
     skip_check: bool,
-    /// Drop positions whose best move (the labeller's) is a capture.
+    /// Drop positions whose side to move has a capture that wins material by
+    /// static exchange (the trainer's filter, as in `convert` and `selfplay`).
     #[arg(long)]
     skip_capture: bool,
+    /// Drop positions whose best move, the labeller's, is a capture.
+    #[arg(long)]
+    skip_best_capture: bool,
     /// Drop positions whose |score| exceeds this many centipawns.
     #[arg(long)]
     max_score: Option<i32>,
@@ -454,8 +463,13 @@ fn label(positions: &[Listed], output: &Path, args: &LabelArgs) -> Result<Outcom
             None => Box::new(SelfLabeller::new(budget)),
         });
     }
-    let filters = Filters { skip_check: args.skip_check, skip_capture: args.skip_capture, max_score: args.max_score };
-    let outcome = label_into(positions, &mut labellers, filters, output, 16)?;
+    let filter = Filter {
+        skip_check: args.skip_check,
+        skip_winning_capture: args.skip_capture,
+        skip_best_capture: args.skip_best_capture,
+        max_score: args.max_score,
+    };
+    let outcome = label_into(positions, &mut labellers, filter, output, 16)?;
     if outcome.resumed_from > 0 {
         println!("resumed after {} positions", outcome.resumed_from);
     }

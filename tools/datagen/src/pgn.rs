@@ -96,7 +96,8 @@ mod tests {
 
     #[test]
     fn one_position_per_game_from_ply_20_reproducibly() {
-        let dir = std::env::temp_dir().join(format!("tessera-pgn-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("g.pgn");
         let mut text = String::new();

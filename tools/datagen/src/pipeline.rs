@@ -16,33 +16,9 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::fenlist::Listed;
 use crate::label::{Label, Labeller};
+use tessera_data::filter::Filter;
 use tessera_data::formats::{self, Entry, EntryWriter, Format};
 use tessera_data::record::Record;
-
-/// Which labelled positions are kept.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Filters {
-    pub skip_check: bool,
-    pub skip_capture: bool,
-    /// Drop positions whose |score| exceeds this.
-    pub max_score: Option<i32>,
-}
-
-impl Filters {
-    fn keep(&self, pos: &Chess, label: &Label) -> Option<i32> {
-        let score = label.score?;
-        if self.skip_check && pos.is_check() {
-            return None;
-        }
-        if self.skip_capture && label.best.is_some_and(|m| m.is_capture()) {
-            return None;
-        }
-        if self.max_score.is_some_and(|b| score.abs() > b) {
-            return None;
-        }
-        Some(score)
-    }
-}
 
 fn progress_path(output: &Path) -> PathBuf {
     let mut name = output.as_os_str().to_owned();
@@ -287,15 +263,14 @@ pub fn produce_into<W: Send>(
 pub fn label_into(
     samples: &[Listed],
     labellers: &mut [Box<dyn Labeller>],
-    filters: Filters,
+    filter: Filter,
     output: &Path,
     chunk: usize,
 ) -> Result<Outcome, String> {
     produce_into(samples.len(), labellers, output, chunk, |labeller, i| {
         let s = &samples[i];
         let label = labeller.label(&s.pos)?;
-        Ok(filters
-            .keep(&s.pos, &label)
+        Ok(kept_score(&filter, &s.pos, &label)
             .map(|score| {
                 let white = if s.pos.turn() == Color::White { score } else { -score };
                 let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
@@ -304,6 +279,13 @@ pub fn label_into(
             .into_iter()
             .collect())
     })
+}
+
+/// The score a labelled position is kept with: none where the labeller gave
+/// no score (a mate) or the filter drops it.
+fn kept_score(filter: &Filter, pos: &Chess, label: &Label) -> Option<i32> {
+    let score = label.score?;
+    filter.check_labelled(pos, score, label.best.as_ref()).ok().map(|()| score)
 }
 
 #[cfg(test)]
@@ -348,11 +330,8 @@ mod tests {
     }
 
     /// An empty folder of this test process's own.
-    fn fresh_dir(tag: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("tessera-pipeline-{tag}{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn fresh_dir(tag: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("tessera-{tag}-")).tempdir().unwrap()
     }
 
     /// Item `i`'s record: its score is `i`, so the order of a file shows.
@@ -362,32 +341,34 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_resumes_to_the_same_output() {
-        let dir = fresh_dir("");
+        let dir_tmp = fresh_dir("");
+    let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let whole = dir.join("whole.bin");
-        let outcome = label_into(&samples, &mut labellers(3, None), Filters::default(), &whole, 4).unwrap();
+        let outcome = label_into(&samples, &mut labellers(3, None), Filter::default(), &whole, 4).unwrap();
         assert_eq!(outcome.labelled, 200);
         assert!(outcome.written < 200, "mates (here: one fake score) are dropped");
 
         let broken = dir.join("broken.bin");
-        let err = label_into(&samples, &mut labellers(2, Some(30)), Filters::default(), &broken, 4).unwrap_err();
+        let err = label_into(&samples, &mut labellers(2, Some(30)), Filter::default(), &broken, 4).unwrap_err();
         assert!(err.contains("engine died"));
         // A kill during the next write leaves a torn record; the rerun cuts it.
         let mut f = std::fs::OpenOptions::new().append(true).open(&broken).unwrap();
         std::io::Write::write_all(&mut f, &[1, 2, 3]).unwrap();
-        let outcome = label_into(&samples, &mut labellers(1, None), Filters::default(), &broken, 4).unwrap();
+        let outcome = label_into(&samples, &mut labellers(1, None), Filter::default(), &broken, 4).unwrap();
         assert!(outcome.resumed_from > 0 && outcome.resumed_from < 200, "{outcome:?}");
         assert_eq!(std::fs::read(&broken).unwrap(), std::fs::read(&whole).unwrap());
 
         // Without its progress file an existing output is not touched.
         std::fs::remove_file(progress_path(&whole)).unwrap();
-        assert!(label_into(&samples, &mut labellers(1, None), Filters::default(), &whole, 4).is_err());
+        assert!(label_into(&samples, &mut labellers(1, None), Filter::default(), &whole, 4).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_run_on_a_file_another_run_writes_is_refused_and_changes_nothing() {
-        let dir = fresh_dir("locked-");
+        let dir_tmp = fresh_dir("locked-");
+    let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
         let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
@@ -409,7 +390,8 @@ mod tests {
 
     #[test]
     fn a_slow_item_holds_up_only_its_own_worker() {
-        let dir = fresh_dir("slow-");
+        let dir_tmp = fresh_dir("slow-");
+    let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         // Item 0 finishes only once every other item has: with fixed blocks
         // (each worker's share of a block awaited) this would never end.
@@ -438,7 +420,8 @@ mod tests {
 
     #[test]
     fn a_panicking_item_is_an_error_and_the_items_before_it_are_saved() {
-        let dir = fresh_dir("panic-");
+        let dir_tmp = fresh_dir("panic-");
+    let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
         let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {
@@ -455,8 +438,8 @@ mod tests {
     fn filters() {
         let s = &samples()[0].pos;
         let label = |score| Label { score: Some(score), best: None };
-        assert_eq!(Filters::default().keep(s, &label(5000)), Some(5000));
-        assert_eq!(Filters { max_score: Some(3000), ..Filters::default() }.keep(s, &label(5000)), None);
-        assert_eq!(Filters::default().keep(s, &Label { score: None, best: None }), None);
+        assert_eq!(kept_score(&Filter::default(), s, &label(5000)), Some(5000));
+        assert_eq!(kept_score(&Filter { max_score: Some(3000), ..Filter::default() }, s, &label(5000)), None);
+        assert_eq!(kept_score(&Filter::default(), s, &Label { score: None, best: None }), None);
     }
 }

@@ -2,17 +2,14 @@
 //! PGN sampling with labels and as PQR triplets, FEN lists, convert, shuffle,
 //! stats and agree.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const DATAGEN: &str = env!("CARGO_BIN_EXE_tessera-datagen");
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tessera-datagen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("tessera-{name}-")).tempdir().unwrap()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -48,7 +45,8 @@ fn killed_and_resumed_games(name: &str, games: usize, extra: &[&str]) -> Vec<Str
 
 /// `killed_and_resumed` with `games` games into a file of extension `ext`.
 fn killed_and_resumed_as(name: &str, games: usize, ext: &str, extra: &[&str]) -> Vec<String> {
-    let dir = temp_dir(name);
+    let dir_tmp = temp_dir(name);
+    let dir = dir_tmp.path().to_path_buf();
     let whole = dir.join(format!("whole.{ext}"));
     let args = |out: &Path| {
         vec!["selfplay".to_string(), "-o".into(), out.display().to_string(), "--games".into(), games.to_string()]
@@ -133,7 +131,8 @@ fn selfplay_syzygy_ends_games_at_the_tables_and_resumes() {
     assert!(cut.iter().all(|l| before.contains(&scored(l))), "the same games until the tables");
     assert!(cut.len() < every.len());
 
-    let dir = temp_dir("syzygy-bad");
+    let dir_tmp = temp_dir("syzygy-bad");
+    let dir = dir_tmp.path().to_path_buf();
     for (path, why) in [("/no/such/folder", "cannot read folder"), (dir.to_str().unwrap(), "no Syzygy WDL table")] {
         let out = Command::new(DATAGEN)
             .args(["selfplay", "-o", &dir.join("x.bin").display().to_string(), "--syzygy", path])
@@ -158,7 +157,8 @@ fn dfrc_openings_start_from_drawn_back_ranks_and_resume() {
     }
     // Six games, each side's rank one of 960: not all of them the usual one.
     assert!(starts.iter().any(|r| !r.starts_with("rnbqkbnr/") || !r.contains("/RNBQKBNR w")), "{starts:?}");
-    let dir = temp_dir("dfrc-book");
+    let dir_tmp = temp_dir("dfrc-book");
+    let dir = dir_tmp.path().to_path_buf();
     let out = Command::new(DATAGEN)
         .args(["selfplay", "-o", &dir.join("x.bin").display().to_string(), "--dfrc", "--book", "b.epd"])
         .output()
@@ -173,7 +173,8 @@ fn dfrc_openings_start_from_drawn_back_ranks_and_resume() {
 /// MultiPV picks, a few positions a game re-scored by a deeper search.
 #[test]
 fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
-    let dir = temp_dir("per-game-book");
+    let dir_tmp = temp_dir("per-game-book");
+    let dir = dir_tmp.path().to_path_buf();
     let book = dir.join("book.epd");
     std::fs::write(
         &book,
@@ -217,7 +218,8 @@ fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
 
 #[test]
 fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
-    let dir = temp_dir("pgn");
+    let dir_tmp = temp_dir("pgn");
+    let dir = dir_tmp.path().to_path_buf();
     let pgn = dir.join("games.pgn");
     // Three copies of one real 24-ply opening, with different results.
     let mut text = String::new();
@@ -285,9 +287,12 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
 
 #[test]
 fn ctrl_c_saves_the_finished_games_and_a_rerun_completes() {
-    let dir = temp_dir("ctrl-c");
+    let dir_tmp = temp_dir("ctrl-c");
+    let dir = dir_tmp.path().to_path_buf();
     let args = |out: &Path| {
-        ["selfplay", "-o", &out.display().to_string(), "--games", "4", "--nodes", "3000", "--seed", "5"]
+        // Enough games that the interrupt, sent once the first is saved, comes
+        // long before the last (with four the run could end before it arrived).
+        ["selfplay", "-o", &out.display().to_string(), "--games", "24", "--nodes", "1500", "--seed", "5"]
             .map(String::from)
             .to_vec()
     };
@@ -311,7 +316,7 @@ fn ctrl_c_saves_the_finished_games_and_a_rerun_completes() {
     let saved = std::fs::read_to_string(&progress).unwrap();
     let len = std::fs::metadata(&stopped).unwrap().len();
     assert!(saved.contains(&format!("bytes {len}\n")), "{saved} vs {len}");
-    assert!(saved.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() < 4, "{saved}");
+    assert!(saved.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() < 24, "{saved}");
 
     run(&args(&stopped).iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(records(&stopped), records(&whole));
@@ -320,7 +325,8 @@ fn ctrl_c_saves_the_finished_games_and_a_rerun_completes() {
 
 #[test]
 fn fen_lists_are_labelled_with_their_results() {
-    let dir = temp_dir("fens");
+    let dir_tmp = temp_dir("fens");
+    let dir = dir_tmp.path().to_path_buf();
     let p = |x: &Path| x.display().to_string();
     let list = dir.join("list.epd");
     std::fs::write(
@@ -360,7 +366,8 @@ fn fen_lists_are_labelled_with_their_results() {
 
 #[test]
 fn convert_and_stats_filter_and_count_what_they_drop() {
-    let dir = temp_dir("filters");
+    let dir_tmp = temp_dir("filters");
+    let dir = dir_tmp.path().to_path_buf();
     let p = |x: &Path| x.display().to_string();
     let text = dir.join("mixed.txt");
     std::fs::write(
@@ -430,7 +437,8 @@ fn uci_engines() -> Vec<String> {
 
 #[test]
 fn uci_selfplay_is_reproducible_resumable_and_refuses_bad_engines() {
-    let dir = temp_dir("uci-selfplay");
+    let dir_tmp = temp_dir("uci-selfplay");
+    let dir = dir_tmp.path().to_path_buf();
     let book = dir.join("book.epd");
     std::fs::write(&book, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\nrnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -\n").unwrap();
     for (n, engine) in uci_engines().into_iter().enumerate() {
@@ -523,7 +531,8 @@ fn uci_selfplay_is_reproducible_resumable_and_refuses_bad_engines() {
 
 #[test]
 fn agree_ranks_labellings_of_the_same_positions_and_refuses_disjoint_ones() {
-    let dir = temp_dir("agree");
+    let dir_tmp = temp_dir("agree");
+    let dir = dir_tmp.path().to_path_buf();
     let p = |x: &Path| x.display().to_string();
     let write = |name: &str, lines: &[(&str, i32)]| {
         let path = dir.join(name);

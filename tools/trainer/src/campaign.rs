@@ -573,7 +573,8 @@ mod tests {
 
     #[test]
     fn globs_become_files_keeping_their_modifiers() {
-        let dir = std::env::temp_dir().join(format!("tessera-campaign-globs-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         for name in ["b.txt", "a.txt"] {
             std::fs::write(dir.join(name), "x").unwrap();
@@ -605,7 +606,8 @@ mod tests {
             }],
             progress: Progress::default(),
         };
-        let dir = std::env::temp_dir().join(format!("tessera-campaign-manifest-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(MANIFEST);
         m.write(&path).unwrap();

@@ -430,7 +430,8 @@ mod tests {
         if plot::register_font().is_err() {
             return; // No font on this machine: the chart commands say so instead.
         }
-        let dir = std::env::temp_dir().join(format!("tessera-charts-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let csv = dir.join("loss.csv");
         std::fs::write(&csv, "epoch,train_loss,validation_loss\n1,0.5,0.25\n2,0.4,0.2\n").unwrap();

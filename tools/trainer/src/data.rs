@@ -401,7 +401,8 @@ mod tests {
 
     #[test]
     fn loading_skips_and_counts_bad_lines_and_reads_zstd() {
-        let dir = std::env::temp_dir().join(format!("tessera-data-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let text =
             "4k3/8/8/8/8/8/8/4K2R w K - 0 1 | 500 | 1.0\nnot a line\n\n4k3/8/8/8/8/8/8/4K2R b K - 0 1 | 20 | 0.5\n";

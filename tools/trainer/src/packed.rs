@@ -119,13 +119,8 @@ mod tests {
 
     #[test]
     fn every_position_of_random_games_comes_back() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = tessera::testing::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         let mut positions = 0;
         for _ in 0..40 {
             let mut p = Chess::default();

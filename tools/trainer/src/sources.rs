@@ -480,7 +480,8 @@ mod tests {
 
     #[test]
     fn a_score_factor_scales_each_score_of_its_file_only() {
-        let dir = std::env::temp_dir().join(format!("tessera-factor-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
         std::fs::write(&a, "4k3/8/8/8/8/8/8/4K2R w - - 0 1 | 100 | 1.0\n").unwrap();
@@ -515,13 +516,14 @@ mod tests {
         use tessera::nnue::network::FloatNetwork;
         use tessera_data::formats::{self, Format};
 
-        let dir = std::env::temp_dir().join(format!("tessera-formats-trainer-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         // Games of pseudo-random moves, every position a line (as datagen's
         // text has them), with captures and checks for the filters to drop.
         let mut text = String::new();
-        let mut state = 11u64;
+        let mut rng = tessera::testing::XorShift(11);
         for game in 0..20 {
             let mut pos = shakmaty::Chess::default();
             for ply in 0..80 {
@@ -532,8 +534,7 @@ mod tests {
                 let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
                 let result = ["0.0", "0.5", "1.0"][game % 3];
                 text += &format!("{fen} | {} | {result}\n", ply * 53 % 1200 - 600);
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                pos.play_unchecked(legal[(state >> 33) as usize % legal.len()]);
+                pos.play_unchecked(legal[rng.below(legal.len())]);
             }
         }
         let txt = dir.join("a.txt");

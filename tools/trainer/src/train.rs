@@ -160,6 +160,7 @@ pub fn run_with(args: &Args, mut hooks: Hooks) -> Result<Outcome, Error> {
             // filtered mixes play 110 Elo better than the same data unfiltered.
             skip_check: !args.keep_check,
             skip_winning_capture: !args.keep_captures,
+            skip_best_capture: false,
             max_score: args.max_score,
         },
         limit: args.limit.unwrap_or(usize::MAX),

@@ -168,7 +168,8 @@ mod tests {
 
     #[test]
     fn draws_a_png() {
-        let dir = std::env::temp_dir().join(format!("tessera-weights-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("n.png");
         draw(&neuron_weights(&net("all"), Some(0)).unwrap(), "test", &path).unwrap();

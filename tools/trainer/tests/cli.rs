@@ -72,11 +72,8 @@ fn write_parts<const N: usize>(dir: &Path, total: usize, parts: [(&str, std::ops
     })
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tessera-trainer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("tessera-{name}-")).tempdir().unwrap()
 }
 
 fn train(data: &Path, out: &Path, epochs: usize, extra: &[&str]) -> Command {
@@ -119,7 +116,8 @@ fn loss_column(out: &Path, name: &str) -> Vec<f64> {
 
 #[test]
 fn trains_resumes_after_kill_and_reproduces() {
-    let dir = temp_dir("run");
+    let dir_tmp = temp_dir("run");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 20_000);
 
@@ -179,7 +177,8 @@ fn trains_resumes_after_kill_and_reproduces() {
 
 #[test]
 fn the_loss_table_reports_the_rate_applied_during_warmup() {
-    let dir = temp_dir("warmup");
+    let dir_tmp = temp_dir("warmup");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 5_000);
     // About 4 batches an epoch once filtered and held out: a warmup of 8
@@ -205,7 +204,8 @@ fn the_loss_table_reports_the_rate_applied_during_warmup() {
 #[test]
 fn every_format_trains_to_the_same_net() {
     use tessera_data::formats::{self, Format};
-    let dir = temp_dir("formats");
+    let dir_tmp = temp_dir("formats");
+    let dir = dir_tmp.path().to_path_buf();
     let text = dir.join("data.txt");
     write_data(&text, 3_000);
     let mut runs = Vec::new();
@@ -236,7 +236,8 @@ fn every_format_trains_to_the_same_net() {
 /// at a low constant rate, each epoch's rate in the loss table.
 #[test]
 fn warm_restarts_and_a_final_low_rate_phase() {
-    let dir = temp_dir("restarts");
+    let dir_tmp = temp_dir("restarts");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 2_000);
     let out = dir.join("run");
@@ -289,7 +290,8 @@ fn quantization_error(text: &str) -> f64 {
 
 #[test]
 fn quantization_aware_training_trains_the_net_the_engine_runs() {
-    let dir = temp_dir("qat");
+    let dir_tmp = temp_dir("qat");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 5_000);
     let plain = run(train(&data, &dir.join("plain"), 3, &[])).stdout;
@@ -313,7 +315,8 @@ fn quantization_aware_training_trains_the_net_the_engine_runs() {
 
 #[test]
 fn init_starts_from_a_net_and_refuses_another_shape() {
-    let dir = temp_dir("init");
+    let dir_tmp = temp_dir("init");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 5_000);
     let first = dir.join("first");
@@ -357,7 +360,8 @@ fn init_starts_from_a_net_and_refuses_another_shape() {
 
 #[test]
 fn bad_input_is_refused_with_a_reason() {
-    let dir = temp_dir("bad");
+    let dir_tmp = temp_dir("bad");
+    let dir = dir_tmp.path().to_path_buf();
     let junk = dir.join("junk.txt");
     std::fs::write(&junk, "hello\nworld\n").unwrap();
     let cases: [(Vec<&str>, &str); 4] = [
@@ -384,7 +388,8 @@ fn report_line<'a>(text: &'a str, prefix: &str, file: &str) -> &'a str {
 
 #[test]
 fn filters_mixing_deduplication_and_held_out_files() {
-    let dir = temp_dir("mix");
+    let dir_tmp = temp_dir("mix");
+    let dir = dir_tmp.path().to_path_buf();
     let quiet = [
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
@@ -504,7 +509,8 @@ fn training_samples(text: &str) -> usize {
 /// (as filtered and held out) that reach it.
 #[test]
 fn a_samples_budget_becomes_whole_epochs() {
-    let dir = temp_dir("samples");
+    let dir_tmp = temp_dir("samples");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 5_000);
     let out = dir.join("run");
@@ -534,7 +540,8 @@ fn a_samples_budget_becomes_whole_epochs() {
 
 #[test]
 fn mirror_adds_the_castling_free_positions_mirrored() {
-    let dir = temp_dir("mirror");
+    let dir_tmp = temp_dir("mirror");
+    let dir = dir_tmp.path().to_path_buf();
     let data = dir.join("data.txt");
     write_data(&data, 3_000);
     let plain = String::from_utf8(run(train(&data, &dir.join("plain"), 1, &[])).stdout).unwrap();
@@ -558,7 +565,8 @@ fn mirror_adds_the_castling_free_positions_mirrored() {
 /// activations' rounding.
 #[test]
 fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
-    let dir = temp_dir("eval-net");
+    let dir_tmp = temp_dir("eval-net");
+    let dir = dir_tmp.path().to_path_buf();
     let [data, val_a, val_b] =
         write_parts(&dir, 6_000, [("data.txt", 0..4_000), ("a.txt", 4_000..5_000), ("b.txt", 5_000..6_000)]);
     let net = dir.join("net.nnue");
@@ -609,7 +617,8 @@ fn eval_net_scores_the_net_the_engine_runs_on_held_out_files() {
 /// `--teacher-weight`; a file at weight 0 is not even evaluated.
 #[test]
 fn a_files_teacher_weight_replaces_the_default_for_its_samples() {
-    let dir = temp_dir("teacher-weight");
+    let dir_tmp = temp_dir("teacher-weight");
+    let dir = dir_tmp.path().to_path_buf();
     let [a, b, val] =
         write_parts(&dir, 7_000, [("a.txt", 0..3_000), ("b.txt", 3_000..6_000), ("val.txt", 6_000..7_000)]);
     let teacher = dir.join("teacher.nnue");
@@ -667,7 +676,8 @@ fn trainer_in(dir: &Path, args: &[&str]) -> Command {
 
 #[test]
 fn a_campaign_resumes_on_a_machine_without_its_local_files() {
-    let dir = temp_dir("campaign");
+    let dir_tmp = temp_dir("campaign");
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("shared")).unwrap();
     write_data(&dir.join("shared/games.txt"), 12_000);
     std::fs::create_dir_all(dir.join("val")).unwrap();

@@ -49,7 +49,8 @@ fn run(program: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
-    let dir = std::env::temp_dir().join(format!("tessera-end-to-end-{}", std::process::id()));
+    let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let p = |x: &Path| x.display().to_string();
