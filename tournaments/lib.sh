@@ -533,7 +533,9 @@ common_rows() { # tc
     [ "$margin" = 0 ] || grace=" (a $margin ms grace before a time forfeit)"
     local ponder=""
     [ "${PONDER:-0}" != 1 ] || ponder=", pondering"
-    echo "| time control | $1$grace$ponder, ${CONCURRENCY:-2} games at a time |"
+    local at_once="${CONCURRENCY:-2} games at a time"
+    [ "${CONCURRENCY:-2}" != 1 ] || at_once="one game at a time"
+    echo "| time control | $1$grace$ponder, $at_once |"
     local book plies=""
     book=$(find_book)
     # An EPD book's lines are positions: the ply limit applies to PGN games only.
