@@ -10,6 +10,7 @@ pub mod features;
 pub mod nnue;
 pub mod rng;
 pub mod search;
+pub mod simd;
 pub mod uci;
 
 /// Test helpers shared by the unit tests, the integration tests and the tools'

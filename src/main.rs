@@ -114,7 +114,7 @@ fn run(cli: Cli) -> ExitCode {
         }
         Some(Cmd::Bench { depth, threads }) => {
             let network = tessera::nnue::embedded::default_network();
-            eprintln!("kernels: {}", tessera::nnue::layers::simd_summary());
+            eprintln!("kernels: {}", tessera::simd::summary());
             let report = tessera::bench::run_threads(network, depth, threads as usize, |i, fen, nodes| {
                 eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
             });

@@ -10,6 +10,8 @@
 //! Arithmetic wraps (i16), like the AVX2 lanes, so both kernels agree bit
 //! for bit in every case.
 
+use crate::simd::Avx2;
+
 /// The weight matrix of the feature transformer: one column of `width`
 /// values per input feature.
 #[derive(Clone, Copy)]
@@ -140,15 +142,22 @@ fn apply_scalar_range(
 
 /// The fastest available kernel. Panics if an index names no column (a bug
 /// in a feature block), before any unchecked load.
-pub fn apply(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32], avx2: bool) {
+pub fn apply(
+    columns: Columns,
+    parent: &[i16],
+    child: &mut [i16],
+    added: &[u32],
+    removed: &[u32],
+    simd: Option<Avx2>,
+) {
     assert!(parent.len() == columns.width && child.len() == columns.width, "accumulator and column widths differ");
     assert!(columns.holds(added) && columns.holds(removed), "feature index out of range");
     #[cfg(tessera_avx2)]
-    if avx2 {
-        // SAFETY: `avx2` is only true when the CPU reports AVX2; widths and
-        // indices were checked above.
+    if let Some(avx2) = simd {
+        // SAFETY: the token proves the CPU has AVX2, and AVX-512 is used only
+        // with its own token; widths and indices were checked above.
         unsafe {
-            if super::layers::avx512_available() {
+            if avx2.avx512().is_some() {
                 apply_avx512(columns, parent, child, added, removed);
             } else {
                 apply_avx2(columns, parent, child, added, removed);
@@ -156,7 +165,7 @@ pub fn apply(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32],
         }
         return;
     }
-    let _ = avx2;
+    let _ = simd;
     apply_scalar(columns, parent, child, added, removed);
 }
 
@@ -167,7 +176,7 @@ mod tests {
 
     #[test]
     fn avx2_matches_scalar() {
-        if !super::super::layers::avx2_available() {
+        if crate::simd::Avx2::detect().is_none() {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
@@ -187,7 +196,7 @@ mod tests {
                 // indices fit.
                 unsafe { apply_avx2(columns, &parent, &mut b, &added, &removed) };
                 assert_eq!(a, b, "width {width}, +{added:?} −{removed:?}");
-                if super::super::layers::avx512_available() {
+                if crate::simd::Avx512::detect().is_some() {
                     let mut c = vec![0i16; width];
                     // SAFETY: AVX-512 F and BW checked; widths and indices fit.
                     unsafe { apply_avx512(columns, &parent, &mut c, &added, &removed) };
@@ -202,6 +211,6 @@ mod tests {
     fn an_index_past_the_columns_is_refused() {
         let weights = vec![0i16; 32];
         let (parent, mut child) = (vec![0i16; 16], vec![0i16; 16]);
-        apply(Columns { weights: &weights, width: 16 }, &parent, &mut child, &[2], &[], true);
+        apply(Columns { weights: &weights, width: 16 }, &parent, &mut child, &[2], &[], crate::simd::Avx2::detect());
     }
 }

@@ -6,7 +6,7 @@ use shakmaty::{Chess, Color, Position};
 use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
 use super::layers::affine::{affine, affine_grouped, interleave_groups, pairs_fit_in_16_bits};
-use super::layers::avx2_available;
+use crate::simd::Avx2;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32, pairwise_i16};
 use crate::features::{FeatureSet, Perspective};
 
@@ -233,7 +233,8 @@ pub struct Network {
     /// Whether every bucket's first hidden layer admits the fused AVX2
     /// kernel exactly (`pairs_fit_in_16_bits`).
     hidden_fused: bool,
-    avx2: bool,
+    /// The SIMD kernels this net runs with (none: the scalar ones).
+    simd: Option<Avx2>,
 }
 
 impl std::fmt::Debug for Network {
@@ -267,7 +268,7 @@ impl Network {
             hidden_grouped: interleave_buckets(&file.tensors.hidden_weights, file.shape),
             hidden_fused: fused_exact(&file.tensors.hidden_weights, file.shape),
             tensors: file.tensors,
-            avx2: avx2_available(),
+            simd: Avx2::detect(),
         })
     }
 
@@ -286,7 +287,7 @@ impl Network {
 
     /// Uses the scalar kernels even where AVX2 exists (tests, benchmarks).
     pub fn force_scalar(&mut self, scalar: bool) {
-        self.avx2 = !scalar && avx2_available();
+        self.simd = if scalar { None } else { Avx2::detect() };
     }
 
     /// One line naming the net: feature set, sizes, content hash.
@@ -298,12 +299,12 @@ impl Network {
     pub fn refresh(&self, pos: &Chess, color: Color, acc: &mut [i16], scratch: &mut Vec<u32>) {
         scratch.clear();
         self.features.active(pos, Perspective(color), scratch);
-        accumulator::apply(self.columns(), &self.tensors.ft_bias, acc, scratch, &[], self.avx2);
+        accumulator::apply(self.columns(), &self.tensors.ft_bias, acc, scratch, &[], self.simd);
     }
 
     /// `child = parent + Σ added − Σ removed` feature columns, in one pass.
     pub fn update_accumulator(&self, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32]) {
-        accumulator::apply(self.columns(), parent, child, added, removed, self.avx2);
+        accumulator::apply(self.columns(), parent, child, added, removed, self.simd);
     }
 
     /// The feature transformer's biases: the accumulator of no features.
@@ -358,11 +359,11 @@ impl Network {
     fn activate(&self, ours: &[i16], theirs: &[i16], input: &mut [u8]) {
         let (first, second) = input.split_at_mut(input.len() / 2);
         if self.shape.pairwise {
-            pairwise_i16(ours, first, self.avx2);
-            pairwise_i16(theirs, second, self.avx2);
+            pairwise_i16(ours, first, self.simd);
+            pairwise_i16(theirs, second, self.simd);
         } else {
-            crelu_i16(ours, first, self.avx2);
-            crelu_i16(theirs, second, self.avx2);
+            crelu_i16(ours, first, self.simd);
+            crelu_i16(theirs, second, self.simd);
         }
     }
 
@@ -383,7 +384,7 @@ impl Network {
             return self.output(&stack, &hidden);
         }
         let mut sums2 = [0i32; H2];
-        affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.avx2);
+        affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.simd);
         let mut hidden2 = [0u8; H2];
         crelu_i32(&sums2, &mut hidden2);
         self.output(&stack, &hidden2)
@@ -400,7 +401,7 @@ impl Network {
         crelu_i32(&sums, &mut hidden);
         if self.shape.hidden2 > 0 {
             let mut sums2 = vec![0i32; self.shape.hidden2];
-            affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.avx2);
+            affine(&hidden, stack.hidden2_weights, stack.hidden2_bias, &mut sums2, self.simd);
             hidden = vec![0u8; self.shape.hidden2];
             crelu_i32(&sums2, &mut hidden);
         }
@@ -418,7 +419,7 @@ impl Network {
             self.hidden_fused,
             stack.hidden_bias,
             sums,
-            self.avx2,
+            self.simd,
         );
     }
 

@@ -14,8 +14,9 @@ pub const PAD: i32 = i32::MIN;
 pub fn first_max(scores: &[i32], real: usize) -> usize {
     assert!(real > 0 && scores.len() >= real + PADDING, "a score, and the padding after the scores");
     #[cfg(tessera_avx2)]
-    if crate::nnue::layers::avx2_available() {
-        // SAFETY: AVX2 is there; the slice holds `real` rounded up to eight.
+    if crate::simd::Avx2::detect().is_some() {
+        // SAFETY: the token proves AVX2 is there; the slice holds `real`
+        // rounded up to eight.
         return unsafe { first_max_avx2(&scores[..real.next_multiple_of(8)]) };
     }
     first_max_scalar(&scores[..real])
@@ -80,7 +81,7 @@ mod tests {
                 assert_eq!(first_max_scalar(&scores[..len]), expected, "{scores:?}");
                 assert_eq!(first_max(&scores, len), expected, "{scores:?}");
                 #[cfg(tessera_avx2)]
-                if crate::nnue::layers::avx2_available() {
+                if crate::simd::Avx2::detect().is_some() {
                     // SAFETY: AVX2 checked; padded to a multiple of eight.
                     let found = unsafe { first_max_avx2(&scores[..len.next_multiple_of(8)]) };
                     assert_eq!(found, expected, "{scores:?}");

@@ -247,7 +247,7 @@ impl Engine {
         let Some(search) = self.idle_search("bench") else { return };
         let network = Arc::clone(&search.network);
         let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
-        send(&format!("info string bench kernels: {}", crate::nnue::layers::simd_summary()));
+        send(&format!("info string bench kernels: {}", crate::simd::summary()));
         let report = crate::bench::run_with(network, depth, |i, fen, nodes| {
             send(&format!("info string bench position {:>2}: {nodes:>10} nodes  {fen}", i + 1));
         });
@@ -611,7 +611,7 @@ pub fn run_stdio() {
             .as_ref()
             .map_or_else(|| crate::nnue::embedded::default_network().summary(), |s| s.network.summary())
     ));
-    send(&format!("info string build: {}, kernels: {}", crate::cpu_level::LEVEL, crate::nnue::layers::simd_summary()));
+    send(&format!("info string build: {}, kernels: {}", crate::cpu_level::LEVEL, crate::simd::summary()));
     engine.run(stdin.lock());
 }
 

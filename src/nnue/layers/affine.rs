@@ -1,6 +1,10 @@
 //! Dense int8 layer: `out[o] = bias[o] + Σ input[k] · weights[o][k]`, with
 //! unsigned 8-bit inputs (0..127) and signed 8-bit weights.
 
+use crate::simd::Avx2;
+#[cfg(tessera_avx2)]
+use crate::simd::Avx512;
+
 pub fn affine_scalar(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32]) {
     let n = input.len();
     for (o, (b, result)) in bias.iter().zip(out.iter_mut()).enumerate() {
@@ -247,21 +251,6 @@ dpbusd_kernel!(
     _mm512_dpbusd_epi32, _mm512_add_epi32
 );
 
-/// Whether the CPU has AVX-512 F, BW and VNNI (checked once).
-#[cfg(tessera_avx2)]
-pub fn avx512_vnni_available() -> bool {
-    static AVX512_VNNI: once_cell::sync::Lazy<bool> =
-        once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avx512vnni"));
-    super::avx512_available() && *AVX512_VNNI
-}
-
-/// Whether the CPU has AVX-VNNI (checked once).
-#[cfg(tessera_avx2)]
-pub fn vnni_available() -> bool {
-    static VNNI: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| std::is_x86_feature_detected!("avxvnni"));
-    *VNNI && super::avx2_available() && super::allowed(super::SimdLevel::AvxVnni)
-}
-
 /// The first hidden layer: the grouped kernels where they apply
 /// (`interleaved` from [`interleave_groups`]), else [`affine`]. `fused`
 /// says that [`pairs_fit_in_16_bits`] holds for `weights` (the AVX2 kernel
@@ -273,20 +262,20 @@ pub fn affine_grouped(
     fused: bool,
     bias: &[i32],
     out: &mut [i32],
-    avx2: bool,
+    simd: Option<Avx2>,
 ) {
     #[cfg(tessera_avx2)]
-    if avx2
+    if let Some(avx2) = simd
         && let Some(interleaved) = interleaved
         && input.len().is_multiple_of(32)
         && interleaved.len() == input.len() * out.len()
         && bias.len() == out.len()
     {
-        // SAFETY: `avx2` is only true when the CPU reports AVX2, and VNNI is
-        // used only where the CPU reports it; the lengths were checked above
-        // and `interleaved` has the grouped layout.
+        // SAFETY: the token proves the CPU has AVX2, and VNNI is used only
+        // where detection reports it; the lengths were checked above and
+        // `interleaved` has the grouped layout.
         unsafe {
-            if avx512_vnni_available() {
+            if avx2.avx512().is_some_and(Avx512::vnni) {
                 match out.len() {
                     16 => return affine_grouped_avx512::<1>(input, interleaved, bias, out),
                     32 => return affine_grouped_avx512::<2>(input, interleaved, bias, out),
@@ -294,7 +283,7 @@ pub fn affine_grouped(
                     _ => {}
                 }
             }
-            if vnni_available() {
+            if avx2.vnni() {
                 match out.len() {
                     8 => return affine_grouped_vnni::<1>(input, interleaved, bias, out),
                     16 => return affine_grouped_vnni::<2>(input, interleaved, bias, out),
@@ -314,18 +303,18 @@ pub fn affine_grouped(
         }
     }
     let _ = (interleaved, fused);
-    affine(input, weights, bias, out, avx2);
+    affine(input, weights, bias, out, simd);
 }
 
-/// The fastest available kernel.
-pub fn affine(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32], avx2: bool) {
+/// The fastest kernel the token allows.
+pub fn affine(input: &[u8], weights: &[i8], bias: &[i32], out: &mut [i32], simd: Option<Avx2>) {
     #[cfg(tessera_avx2)]
-    if avx2 {
-        // SAFETY: `avx2` is only true when the CPU reports AVX2.
+    if simd.is_some() {
+        // SAFETY: the token proves the CPU has AVX2.
         unsafe { affine_avx2(input, weights, bias, out) };
         return;
     }
-    let _ = avx2;
+    let _ = simd;
     affine_scalar(input, weights, bias, out);
 }
 
@@ -336,7 +325,7 @@ mod tests {
 
     #[test]
     fn avx2_matches_scalar() {
-        if !super::super::avx2_available() {
+        if Avx2::detect().is_none() {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
@@ -357,10 +346,10 @@ mod tests {
 
     #[test]
     fn grouped_kernels_match_scalar() {
-        if !super::super::avx2_available() {
+        let Some(avx2) = Avx2::detect() else {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
-        }
+        };
         let mut rng = crate::testing::XorShift(99);
         let mut next = || (rng.next_u64() >> 32) as u32;
         for (n, outs) in [(1024, 32), (64, 8), (512, 16), (1024, 64), (32, 32)] {
@@ -376,7 +365,7 @@ mod tests {
                 // SAFETY: AVX2 checked above; sizes as the kernels require.
                 assert!(unsafe { affine_grouped_avx2_any::<false>(&input, &interleaved, &bias, &mut b) });
                 assert_eq!(a, b, "AVX2: n = {n}, outputs = {outs}, {zero_share}% zero");
-                if avx512_vnni_available() && outs >= 16 {
+                if avx2.avx512().is_some_and(Avx512::vnni) && outs >= 16 {
                     let mut d = vec![0; outs];
                     // SAFETY: AVX-512 VNNI checked; sizes as the kernel requires.
                     unsafe {
@@ -388,7 +377,7 @@ mod tests {
                     }
                     assert_eq!(a, d, "AVX-512: n = {n}, outputs = {outs}, {zero_share}% zero");
                 }
-                if vnni_available() {
+                if avx2.vnni() {
                     let mut v = vec![0; outs];
                     // SAFETY: AVX-VNNI checked; sizes as the kernel requires.
                     unsafe {
@@ -401,7 +390,7 @@ mod tests {
                     }
                     assert_eq!(a, v, "AVX-VNNI: n = {n}, outputs = {outs}, {zero_share}% zero");
                 }
-                affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut c, true);
+                affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut c, Some(avx2));
                 assert_eq!(a, c, "dispatched (VNNI where present): n = {n}, outputs = {outs}, {zero_share}% zero");
             }
         }
@@ -409,14 +398,14 @@ mod tests {
         let interleaved = interleave_groups(&weights, 64, 8).unwrap();
         let (mut a, mut b) = (vec![0; 8], vec![0; 8]);
         affine_scalar(&input, &weights, &bias, &mut a);
-        affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut b, true);
+        affine_grouped(&input, &weights, Some(&interleaved), false, &bias, &mut b, Some(avx2));
         assert_eq!(a, b, "the most negative weights");
         assert!(!pairs_fit_in_16_bits(&weights, 64, 8, 127), "-128 everywhere overflows two groups");
     }
 
     #[test]
     fn fused_avx2_matches_scalar_where_the_weights_allow() {
-        if !super::super::avx2_available() {
+        if Avx2::detect().is_none() {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }

@@ -9,6 +9,8 @@ pub const HIDDEN_SHIFT: u32 = 6;
 /// 0..126: `(a·b) >> 7` (the float net's `a·b·127/128`).
 pub const PAIRWISE_SHIFT: u32 = 7;
 
+use crate::simd::Avx2;
+
 pub fn crelu_i16_scalar(input: &[i16], out: &mut [u8]) {
     for (o, &x) in out.iter_mut().zip(input) {
         *o = (x as i32).clamp(0, ACTIVATION_MAX) as u8;
@@ -56,14 +58,14 @@ fn pack_bytes(low: std::arch::x86_64::__m256i, high: std::arch::x86_64::__m256i)
     _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0b11_01_10_00)
 }
 
-pub fn crelu_i16(input: &[i16], out: &mut [u8], avx2: bool) {
+pub fn crelu_i16(input: &[i16], out: &mut [u8], simd: Option<Avx2>) {
     #[cfg(tessera_avx2)]
-    if avx2 {
-        // SAFETY: `avx2` is only true when the CPU reports AVX2.
+    if simd.is_some() {
+        // SAFETY: the token proves the CPU has AVX2.
         unsafe { crelu_i16_avx2(input, out) };
         return;
     }
-    let _ = avx2;
+    let _ = simd;
     crelu_i16_scalar(input, out);
 }
 
@@ -112,14 +114,14 @@ pub unsafe fn pairwise_i16_avx2(acc: &[i16], out: &mut [u8]) {
     pairwise_halves(&first[done..n], &second[done..n], &mut out[done..n]);
 }
 
-pub fn pairwise_i16(acc: &[i16], out: &mut [u8], avx2: bool) {
+pub fn pairwise_i16(acc: &[i16], out: &mut [u8], simd: Option<Avx2>) {
     #[cfg(tessera_avx2)]
-    if avx2 {
-        // SAFETY: `avx2` is only true when the CPU reports AVX2.
+    if simd.is_some() {
+        // SAFETY: the token proves the CPU has AVX2.
         unsafe { pairwise_i16_avx2(acc, out) };
         return;
     }
-    let _ = avx2;
+    let _ = simd;
     pairwise_i16_scalar(acc, out);
 }
 
@@ -137,7 +139,7 @@ mod tests {
 
     #[test]
     fn avx2_matches_scalar() {
-        if !super::super::avx2_available() {
+        if crate::simd::Avx2::detect().is_none() {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }
@@ -153,7 +155,7 @@ mod tests {
 
     #[test]
     fn pairwise_avx2_matches_scalar() {
-        if !super::super::avx2_available() {
+        if crate::simd::Avx2::detect().is_none() {
             crate::testing::skip("avx2", "no AVX2 on this CPU");
             return;
         }

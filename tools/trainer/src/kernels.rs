@@ -10,25 +10,16 @@
 //! row number; `rows` lists the positions to work on (those of one output
 //! bucket), in the order their contributions are summed.
 
-/// Whether the CPU has AVX2 and FMA, which every SIMD path here needs (std
-/// caches the answer).
+/// Whether the CPU has AVX2 and FMA, which every SIMD path here needs, and
+/// `TESSERA_SIMD` allows them (the engine's detection: `tessera::simd`).
 pub(crate) fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    tessera::simd::Fma::detect().is_some()
 }
 
-/// Whether the CPU also has the AVX-512 subsets the 16-lane paths use (F and BW).
+/// Whether the CPU also has the AVX-512 subsets the 16-lane paths use (F and
+/// BW), with FMA, and the cap allows them.
 pub(crate) fn avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        avx2() && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    tessera::simd::Avx512::detect().and_then(tessera::simd::Avx512::fma).is_some()
 }
 
 /// Whether the AVX2 kernels can run here (and the widths suit them).
