@@ -147,7 +147,7 @@ fn uci_session(args: &[&str], input: &str, env: &[(&str, &str)]) -> String {
 #[test]
 fn eval_file_loads_at_run_time_and_bad_files_keep_the_current_net() {
     let dir_tmp = tempfile::tempdir().unwrap();
-        let dir = dir_tmp.path().to_path_buf();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     // A net of the compiled kind (the default net's feature set, sizes and activation).
     let (features, shape) = tessera::nnue::embedded::compiled_kind();
@@ -207,7 +207,7 @@ fn building_with_tessera_net_embeds_it() {
     let root = env!("CARGO_MANIFEST_DIR");
     let target = std::path::Path::new(root).join("target/tessera-net-test");
     let dir_tmp = tempfile::tempdir().unwrap();
-        let dir = dir_tmp.path().to_path_buf();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let net_path = dir.join("kp+ph_32x2p-8-1.nnue");
     let bytes = random_pairwise_net("kp+ph", 32, 8, 11);

@@ -142,14 +142,7 @@ fn apply_scalar_range(
 
 /// The fastest available kernel. Panics if an index names no column (a bug
 /// in a feature block), before any unchecked load.
-pub fn apply(
-    columns: Columns,
-    parent: &[i16],
-    child: &mut [i16],
-    added: &[u32],
-    removed: &[u32],
-    simd: Option<Avx2>,
-) {
+pub fn apply(columns: Columns, parent: &[i16], child: &mut [i16], added: &[u32], removed: &[u32], simd: Option<Avx2>) {
     assert!(parent.len() == columns.width && child.len() == columns.width, "accumulator and column widths differ");
     assert!(columns.holds(added) && columns.holds(removed), "feature index out of range");
     #[cfg(tessera_avx2)]

@@ -6,9 +6,9 @@ use shakmaty::{Chess, Color, Position};
 use super::accumulator;
 use super::format::{DEFAULT_SCALES, FormatError, NetFile, Scales, Shape, Tensors, output_bucket};
 use super::layers::affine::{affine, affine_grouped, interleave_groups, pairs_fit_in_16_bits};
-use crate::simd::Avx2;
 use super::layers::clipped_relu::{crelu_i16, crelu_i32, pairwise_i16};
 use crate::features::{FeatureSet, Perspective};
+use crate::simd::Avx2;
 
 /// Float weights are kept inside this range so that ×64 fits an i8.
 pub const MAX_HIDDEN_WEIGHT: f32 = 127.0 / 64.0;

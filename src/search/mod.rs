@@ -353,7 +353,9 @@ fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dy
                 } else if score >= beta {
                     if options.shows(pv_index + 1) {
                         let first = w.root_pv().first().copied();
-                        report(first, &|| info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options));
+                        report(first, &|| {
+                            info_line(w, depth, pv_index + 1, score, Some("lowerbound"), w.root_pv(), options)
+                        });
                     }
                     beta = (score + delta).min(INFINITE);
                 } else {

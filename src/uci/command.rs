@@ -297,7 +297,10 @@ mod tests {
     #[test]
     fn out_of_range_go_values_are_clamped_and_noted() {
         let g = go("go movestogo 0 depth -3 mate 0 nodes 0");
-        assert_eq!((g.limits.movestogo, g.limits.depth, g.limits.mate, g.limits.nodes), (Some(1), Some(1), Some(1), Some(1)));
+        assert_eq!(
+            (g.limits.movestogo, g.limits.depth, g.limits.mate, g.limits.nodes),
+            (Some(1), Some(1), Some(1), Some(1))
+        );
         assert_eq!(g.warnings.len(), 4);
         assert!(g.warnings[0].contains("go movestogo 0 is out of range; using 1"), "{:?}", g.warnings);
         assert!(!g.ignored, "clamped values are used, not ignored");
@@ -324,7 +327,10 @@ mod tests {
         assert!(g.limits.searchmoves.is_empty() && !g.ignored);
         assert!(g.warnings[0].contains("without moves"));
         let g = go("go depth wtime 100 foo 7 nodes 1.5 movetime 50");
-        assert_eq!((g.limits.depth, g.limits.wtime, g.limits.nodes, g.limits.movetime), (None, Some(100), None, Some(50)));
+        assert_eq!(
+            (g.limits.depth, g.limits.wtime, g.limits.nodes, g.limits.movetime),
+            (None, Some(100), None, Some(50))
+        );
         assert_eq!(g.warnings.len(), 4, "{:?}", g.warnings);
         assert!(g.warnings[0].contains("go depth needs a value"));
         let g = go("go depth");
@@ -355,7 +361,10 @@ mod tests {
             }))
         );
         let g = go("go wtime 1000 btime 900 winc 10 binc 10 searchmoves e2e4 d2d4 depth 5");
-        assert_eq!((g.limits.wtime, g.limits.btime, g.limits.winc, g.limits.depth), (Some(1000), Some(900), Some(10), Some(5)));
+        assert_eq!(
+            (g.limits.wtime, g.limits.btime, g.limits.winc, g.limits.depth),
+            (Some(1000), Some(900), Some(10), Some(5))
+        );
         assert_eq!(g.limits.searchmoves, vec!["e2e4", "d2d4"]);
         assert!(go("go infinite").limits.infinite && go("go ponder wtime 5").limits.ponder);
         assert_eq!(parse("d"), Ok(Some(Command::Display)));

@@ -449,11 +449,13 @@ impl Engine {
         }
         let own_clock = if white { wtime } else { btime };
         let mut depth = params.limits.depth;
-        let mut bounded = depth.is_some() || params.limits.nodes.is_some() || params.limits.movetime.is_some() || own_clock.is_some();
+        let mut bounded =
+            depth.is_some() || params.limits.nodes.is_some() || params.limits.movetime.is_some() || own_clock.is_some();
         // Words that bound nothing by themselves (an increment or moves to go
         // without a clock, or words not understood): the README's rule, a
         // search to depth 10, not a search until `stop` the GUI never sends.
-        let half_given = params.limits.winc.is_some() || params.limits.binc.is_some() || params.limits.movestogo.is_some();
+        let half_given =
+            params.limits.winc.is_some() || params.limits.binc.is_some() || params.limits.movestogo.is_some();
         if (params.ignored || half_given) && !bounded && !params.limits.infinite {
             send(&format!("info string warning: no limit understood in 'go'; searching to depth {FALLBACK_DEPTH}"));
             depth = Some(FALLBACK_DEPTH);

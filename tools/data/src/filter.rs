@@ -148,7 +148,8 @@ mod tests {
         let hanging = pos("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1");
         // Rook takes a pawn defended by a pawn: SEE < 0, not a winning capture.
         let defended = pos("4k3/2p5/3p4/8/8/8/8/3RK3 w - - 0 1");
-        let all = Filter { skip_check: true, skip_winning_capture: true, skip_best_capture: true, max_score: Some(1000) };
+        let all =
+            Filter { skip_check: true, skip_winning_capture: true, skip_best_capture: true, max_score: Some(1000) };
         assert_eq!(all.check(&quiet, 20), Ok(()));
         assert_eq!(all.check(&check, 0), Err(Dropped::InCheck));
         assert_eq!(all.check(&hanging, 0), Err(Dropped::WinningCapture));

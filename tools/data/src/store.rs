@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn damaged_and_cut_short_records_are_skipped_and_appending_repairs_the_tail() {
         let d_tmp = dir("bin");
-    let d = d_tmp.path().to_path_buf();
+        let d = d_tmp.path().to_path_buf();
         let path = d.join("x.bin");
         let mut w = RecordWriter::append(&path).unwrap();
         for i in 0..200 {
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn text_files_plain_and_zstd() {
         let d_tmp = dir("text");
-    let d = d_tmp.path().to_path_buf();
+        let d = d_tmp.path().to_path_buf();
         let plain = d.join("x.txt");
         let mut w = RecordWriter::append(&plain).unwrap();
         w.write(&sample(5)).unwrap();

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
-use tessera_data::formats::{self, Entry, Format};
 use tessera::testing::XorShift;
+use tessera_data::formats::{self, Entry, Format};
 use tessera_data::record::Record;
 
 fn dir(name: &str) -> tempfile::TempDir {

@@ -4,19 +4,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod commands;
+
 use clap::{Parser, Subcommand};
 use tessera::search::syzygy::{LoadNote, Tablebases};
 use tessera_data::filter::{Filter, FilterCounts};
 use tessera_data::formats::{self, Entry, Format};
-use tessera_data::store::{ReadReport, RecordWriter, read_records};
-use tessera_datagen::agreement::{Labels, measure};
-use tessera_datagen::book::load_book;
-use tessera_datagen::fenlist::{self, Listed, MissingResult};
+use tessera_data::store::ReadReport;
+use tessera_datagen::fenlist::{Listed, MissingResult};
 use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
-use tessera_datagen::pipeline::{Outcome, label_into, produce_into};
+use tessera_datagen::pipeline::{Outcome, label_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};
-use tessera_datagen::selfplay::{SelfPlayConfig, epd, play_game, random_opening};
-use tessera_datagen::stats::Stats;
+use tessera_datagen::selfplay::SelfPlayConfig;
 
 /// Training data tools. Files ending in `.bin` hold 32-byte binary records
 /// (checksummed); other files hold text lines `<FEN> | <cp, white's view> |
@@ -502,206 +501,27 @@ fn report(report: &ReadReport) {
 fn run(args: Args) -> Result<Outcome, String> {
     match args.command {
         Command::Convert { inputs, output, from, to, filter } => {
-            if inputs.iter().any(|i| i == &output) {
-                return Err("the output must not be one of the inputs".into());
-            }
-            let to = to.unwrap_or_else(|| Format::of_path(&output));
-            let mut writer = formats::create(&output, to)?;
-            let mut counts = FilterCounts::default();
-            for input in &inputs {
-                let mut failure = None;
-                let r = read_filtered(input, from, filter.filter(), &mut counts, |entry| {
-                    if failure.is_none()
-                        && let Err(e) = writer.write(&entry)
-                    {
-                        failure = Some(e);
-                    }
-                })?;
-                if let Some(e) = failure {
-                    return Err(e);
-                }
-                report(&r);
-            }
-            let written = writer.finish()?;
-            if filter.filter().is_active() {
-                println!("filters: {counts}");
-            }
-            if written.skipped > 0 {
-                println!(
-                    "skipped {} positions {to} cannot hold (first: {})",
-                    written.skipped,
-                    written.first_skipped.as_deref().unwrap_or("-")
-                );
-            }
-            println!("wrote {} positions to {} ({to})", written.written, output.display());
+            commands::convert::run(inputs, output, from, to, filter)
         }
         Command::Pgn { inputs, output, seed, per_game, unique, method: MethodArg::Pqr, .. } => {
-            let mut lines = String::new();
-            let mut count = 0;
-            let mut first = FirstCopies::new(unique);
-            for (file, input) in inputs.iter().enumerate() {
-                tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
-                    if !first.keeps(file, &s) {
-                        return;
-                    }
-                    if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
-                        lines += &line;
-                        lines.push('\n');
-                        count += 1;
-                    }
-                })?;
-            }
-            let tmp = output.with_extension("tmp");
-            std::fs::write(&tmp, lines)
-                .and_then(|_| std::fs::rename(&tmp, &output))
-                .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-            println!("wrote {count} triplets to {}", output.display());
+            commands::pgn::triplets(inputs, output, seed, per_game, unique)
         }
         Command::Pgn { inputs, output, labelling, seed, per_game, unique, .. } => {
-            let mut samples = Vec::new();
-            let mut first = FirstCopies::new(unique);
-            for (file, input) in inputs.iter().enumerate() {
-                let before = first.repeated;
-                let games = tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
-                    if first.keeps(file, &s) {
-                        samples.push(Listed { pos: s.pos, result: s.result })
-                    }
-                })?;
-                if unique {
-                    eprintln!(
-                        "{}: {games} games, {} positions of games met before",
-                        input.display(),
-                        first.repeated - before
-                    );
-                } else {
-                    eprintln!("{}: {games} games", input.display());
-                }
-            }
-            eprintln!("{} positions to label", samples.len());
-            return label(&samples, &output, &labelling);
+            commands::pgn::labelled(inputs, output, labelling, seed, per_game, unique)
         }
         Command::Fens { inputs, output, labelling, missing_result } => {
-            let mut positions = Vec::new();
-            for input in &inputs {
-                let (listed, report) = fenlist::read(input, missing_result)?;
-                eprint!("{}: {} positions", input.display(), report.read);
-                if report.without_result > 0 {
-                    let what = if report.skipped_without_result > 0 { "skipped" } else { "recorded as draws" };
-                    eprint!(", {} without a result ({what})", report.without_result);
-                }
-                eprintln!();
-                positions.extend(listed);
-            }
-            return label(&positions, &output, &labelling);
+            commands::fens::run(inputs, output, labelling, missing_result)
         }
         Command::Selfplay { output, games, nodes, jobs, seed, play } => {
-            if jobs == 0 || nodes == 0 {
-                return Err("--jobs and --nodes must be positive".into());
-            }
-            let config = play.config(nodes)?;
-            let book = match &play.book {
-                Some(path) => load_book(path)?,
-                None => Vec::new(),
-            };
-            let mut workers = (0..jobs).map(|_| play.worker()).collect::<Result<Vec<_>, _>>()?;
-            let whole_games = matches!(Format::of_path(&output), Format::Binpack | Format::Viriformat);
-            let outcome = produce_into(games, &mut workers, &output, 1, |worker, i| {
-                let Worker { player, labeller } = worker;
-                let game = play_game(seed, i as u64, &config, &book, player.as_mut(), labeller.as_deref_mut())?;
-                // Binpack and viriformat store the whole game as moves (about a
-                // tenth of the bytes); the others store the kept positions.
-                Ok(if whole_games { game.game } else { game.records.into_iter().map(Entry::from).collect() })
-            })?;
-            println!(
-                "{} games played now, {} positions written to {}",
-                outcome.labelled,
-                outcome.written,
-                output.display()
-            );
-            return Ok(outcome);
+            commands::selfplay::run(output, games, nodes, jobs, seed, play)
         }
         Command::Openings { output, plies, max_eval, count, nodes, seed } => {
-            let mut search = tessera::search::Search::new(16);
-            let mut seen = std::collections::HashSet::new();
-            let mut lines = String::new();
-            let mut index = 0u64;
-            while seen.len() < count {
-                let mut rng = tessera::rng::Rng::for_item(seed, index);
-                index += 1;
-                if index > 100 * count as u64 + 1000 {
-                    return Err(format!("only {} distinct openings found; loosen --max-eval or --plies", seen.len()));
-                }
-                if let Some(board) = random_opening(&mut rng, plies, max_eval, nodes, &mut search) {
-                    let line = epd(board.pos());
-                    if seen.insert(line.clone()) {
-                        lines += &line;
-                        lines.push('\n');
-                    }
-                }
-            }
-            std::fs::write(&output, lines).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-            println!("wrote {count} openings to {}", output.display());
+            commands::openings::run(output, plies, max_eval, count, nodes, seed)
         }
-        Command::Shuffle { inputs, output, seed } => {
-            if inputs.iter().any(|i| i == &output) {
-                return Err("the output must not be one of the inputs".into());
-            }
-            if output.exists() {
-                return Err(format!("{} exists: choose a new output", output.display()));
-            }
-            let mut records = Vec::new();
-            for input in &inputs {
-                report(&read_records(input, |r| records.push(r))?);
-            }
-            tessera::rng::Rng::for_item(seed, 0).shuffle(&mut records);
-            let mut writer = RecordWriter::append(&output)?;
-            for r in &records {
-                writer.write(r)?;
-            }
-            writer.sync()?;
-            println!("wrote {} shuffled records to {}", records.len(), output.display());
-        }
-        Command::Agree { candidates, reference, scale } => {
-            if !(scale.is_finite() && scale > 0.0) {
-                return Err(format!("--scale must be a positive number of centipawns, not {scale}"));
-            }
-            let load = |path: &Path| -> Result<Labels, String> {
-                let mut labels = Labels::default();
-                report(&read_records(path, |r| labels.add(&r))?);
-                println!("{}: {} records, {} distinct positions", path.display(), labels.records, labels.positions());
-                Ok(labels)
-            };
-            let reference_labels = load(&reference)?;
-            let candidate_labels = candidates.iter().map(|c| load(c)).collect::<Result<Vec<_>, _>>()?;
-            let agreement = measure(&reference_labels, &candidate_labels, scale);
-            if agreement.shared == 0 {
-                return Err(format!(
-                    "no position is held by {} and every candidate: compare labellings of the same positions",
-                    reference.display()
-                ));
-            }
-            let names: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-            print!("{}", agreement.table(&names));
-        }
-        Command::Stats { inputs, features: Some(expression), .. } => {
-            let fs: tessera::features::FeatureSet = expression.parse().map_err(|e| format!("--features: {e}"))?;
-            for input in &inputs {
-                print!("{}", tessera_datagen::feature_stats::collect(&fs, input)?.table());
-            }
-        }
-        Command::Stats { inputs, filter, features: None } => {
-            let mut stats = Stats::default();
-            let mut counts = FilterCounts::default();
-            for input in &inputs {
-                report(&read_filtered(input, None, filter.filter(), &mut counts, |entry| stats.add(&entry.record))?);
-            }
-            if filter.filter().is_active() {
-                println!("filters: {counts}");
-            }
-            print!("{}", stats.table());
-        }
+        Command::Shuffle { inputs, output, seed } => commands::shuffle::run(inputs, output, seed),
+        Command::Agree { candidates, reference, scale } => commands::agree::run(candidates, reference, scale),
+        Command::Stats { inputs, filter, features } => commands::stats::run(inputs, filter, features),
     }
-    Ok(Outcome::default())
 }
 
 fn main() -> ExitCode {

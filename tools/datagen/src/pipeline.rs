@@ -342,7 +342,7 @@ mod tests {
     #[test]
     fn an_interrupted_run_resumes_to_the_same_output() {
         let dir_tmp = fresh_dir("");
-    let dir = dir_tmp.path().to_path_buf();
+        let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let whole = dir.join("whole.bin");
         let outcome = label_into(&samples, &mut labellers(3, None), Filter::default(), &whole, 4).unwrap();
@@ -368,7 +368,7 @@ mod tests {
     #[test]
     fn a_run_on_a_file_another_run_writes_is_refused_and_changes_nothing() {
         let dir_tmp = fresh_dir("locked-");
-    let dir = dir_tmp.path().to_path_buf();
+        let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
         let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn a_slow_item_holds_up_only_its_own_worker() {
         let dir_tmp = fresh_dir("slow-");
-    let dir = dir_tmp.path().to_path_buf();
+        let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         // Item 0 finishes only once every other item has: with fixed blocks
         // (each worker's share of a block awaited) this would never end.
@@ -421,7 +421,7 @@ mod tests {
     #[test]
     fn a_panicking_item_is_an_error_and_the_items_before_it_are_saved() {
         let dir_tmp = fresh_dir("panic-");
-    let dir = dir_tmp.path().to_path_buf();
+        let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
         let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {

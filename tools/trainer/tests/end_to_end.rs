@@ -50,7 +50,7 @@ fn run(program: &Path, args: &[&str]) -> Output {
 #[test]
 fn selfplay_data_trains_a_net_that_builds_into_an_engine() {
     let dir_tmp = tempfile::tempdir().unwrap();
-        let dir = dir_tmp.path().to_path_buf();
+    let dir = dir_tmp.path().to_path_buf();
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let p = |x: &Path| x.display().to_string();

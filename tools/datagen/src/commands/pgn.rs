@@ -1,0 +1,67 @@
+//! `pgn`: positions sampled from games, as PQR triplets or labelled.
+
+use std::path::PathBuf;
+
+use tessera_datagen::fenlist::Listed;
+use tessera_datagen::pipeline::Outcome;
+
+use crate::{FirstCopies, LabelArgs, label};
+
+/// `--method pqr`: a position, the move played and another legal move, a line each.
+pub fn triplets(
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    seed: u64,
+    per_game: u32,
+    unique: bool,
+) -> Result<Outcome, String> {
+    let mut lines = String::new();
+    let mut count = 0;
+    let mut first = FirstCopies::new(unique);
+    for (file, input) in inputs.iter().enumerate() {
+        tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
+            if !first.keeps(file, &s) {
+                return;
+            }
+            if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
+                lines += &line;
+                lines.push('\n');
+                count += 1;
+            }
+        })?;
+    }
+    let tmp = output.with_extension("tmp");
+    std::fs::write(&tmp, lines)
+        .and_then(|_| std::fs::rename(&tmp, &output))
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    println!("wrote {count} triplets to {}", output.display());
+    Ok(Outcome::default())
+}
+
+/// The sampled positions, labelled.
+pub fn labelled(
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    labelling: LabelArgs,
+    seed: u64,
+    per_game: u32,
+    unique: bool,
+) -> Result<Outcome, String> {
+    let mut samples = Vec::new();
+    let mut first = FirstCopies::new(unique);
+    for (file, input) in inputs.iter().enumerate() {
+        let before = first.repeated;
+        let games = tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
+            if first.keeps(file, &s) {
+                samples.push(Listed { pos: s.pos, result: s.result })
+            }
+        })?;
+        if unique {
+            eprintln!("{}: {games} games, {} positions of games met before", input.display(), first.repeated - before);
+        } else {
+            eprintln!("{}: {games} games", input.display());
+        }
+    }
+    eprintln!("{} positions to label", samples.len());
+    label(&samples, &output, &labelling)
+}

@@ -1,0 +1,29 @@
+//! `shuffle`: records of several files in one random order.
+
+use std::path::PathBuf;
+
+use tessera_data::store::{RecordWriter, read_records};
+use tessera_datagen::pipeline::Outcome;
+
+use crate::report;
+
+pub fn run(inputs: Vec<PathBuf>, output: PathBuf, seed: u64) -> Result<Outcome, String> {
+    if inputs.iter().any(|i| i == &output) {
+        return Err("the output must not be one of the inputs".into());
+    }
+    if output.exists() {
+        return Err(format!("{} exists: choose a new output", output.display()));
+    }
+    let mut records = Vec::new();
+    for input in &inputs {
+        report(&read_records(input, |r| records.push(r))?);
+    }
+    tessera::rng::Rng::for_item(seed, 0).shuffle(&mut records);
+    let mut writer = RecordWriter::append(&output)?;
+    for r in &records {
+        writer.write(r)?;
+    }
+    writer.sync()?;
+    println!("wrote {} shuffled records to {}", records.len(), output.display());
+    Ok(Outcome::default())
+}
