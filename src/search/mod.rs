@@ -290,6 +290,12 @@ impl Search {
 
 /// One thread's iterative deepening. Only the main thread (id 0) reports
 /// and decides when to stop.
+///
+/// Over 150 lines because the iteration's parts (aspiration windows per
+/// line, an interrupted iteration's move, the time manager's view, the
+/// reports) read and write the same few running values (the lines, the
+/// result, the stability count); the reporting it could lose is already in
+/// `info_line`.
 fn iterate(w: &mut Worker, limits: &Limits, options: SearchOptions, report: &(dyn Fn(&str) + Sync)) -> SearchResult {
     let main = w.id == 0;
     let shared = w.shared;

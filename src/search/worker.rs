@@ -156,6 +156,14 @@ impl<'a> Worker<'a> {
         raw_eval.map(|raw| slots.map_or(raw, |s| self.hist.correction.corrected(s, raw)))
     }
 
+    /// The principal variation search of one node (alpha-beta, negamax).
+    ///
+    /// One long function on purpose, as in Stockfish: its steps (table
+    /// probe, tablebases, static evaluation and its correction, the
+    /// pruning before the moves, the move loop with its reductions and
+    /// extensions, the table store) share a dozen values of the node and
+    /// their order is the algorithm; split into helpers, each would take
+    /// most of them as arguments and the order would be harder to read.
     pub fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
         let root = ply == 0;
         let pv_node = beta - alpha > 1;
