@@ -1,8 +1,9 @@
 //! `pgn`: positions sampled from games, as PQR triplets or labelled.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tessera_datagen::fenlist::Listed;
+use tessera_datagen::pgn::Sampled;
 use tessera_datagen::pipeline::Outcome;
 
 use crate::{FirstCopies, LabelArgs, label};
@@ -17,19 +18,20 @@ pub fn triplets(
 ) -> Result<Outcome, String> {
     let mut lines = String::new();
     let mut count = 0;
-    let mut first = FirstCopies::new(unique);
-    for (file, input) in inputs.iter().enumerate() {
-        tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
-            if !first.keeps(file, &s) {
-                return;
-            }
+    each_sample(
+        &inputs,
+        seed,
+        per_game,
+        unique,
+        |s| {
             if let Some(line) = tessera_datagen::pgn::pqr_line(&s, seed) {
                 lines += &line;
                 lines.push('\n');
                 count += 1;
             }
-        })?;
-    }
+        },
+        |_, _, _| {},
+    )?;
     let tmp = output.with_extension("tmp");
     std::fs::write(&tmp, lines)
         .and_then(|_| std::fs::rename(&tmp, &output))
@@ -48,20 +50,44 @@ pub fn labelled(
     unique: bool,
 ) -> Result<Outcome, String> {
     let mut samples = Vec::new();
+    each_sample(
+        &inputs,
+        seed,
+        per_game,
+        unique,
+        |s| samples.push(Listed { pos: s.pos, result: s.result }),
+        |input, games, repeated| {
+            if unique {
+                eprintln!("{}: {games} games, {repeated} positions of games met before", input.display());
+            } else {
+                eprintln!("{}: {games} games", input.display());
+            }
+        },
+    )?;
+    eprintln!("{} positions to label", samples.len());
+    label(&samples, &output, &labelling)
+}
+
+/// Every sample of every input in order, where `unique` only those of a
+/// game's first copy in the inputs; after each file, `each_file(input,
+/// games read, samples of games met before)`.
+fn each_sample(
+    inputs: &[PathBuf],
+    seed: u64,
+    per_game: u32,
+    unique: bool,
+    mut keep: impl FnMut(Sampled),
+    mut each_file: impl FnMut(&Path, u64, usize),
+) -> Result<(), String> {
     let mut first = FirstCopies::new(unique);
     for (file, input) in inputs.iter().enumerate() {
         let before = first.repeated;
         let games = tessera_datagen::pgn::sample(input, seed, per_game as usize, &mut |s| {
             if first.keeps(file, &s) {
-                samples.push(Listed { pos: s.pos, result: s.result })
+                keep(s);
             }
         })?;
-        if unique {
-            eprintln!("{}: {games} games, {} positions of games met before", input.display(), first.repeated - before);
-        } else {
-            eprintln!("{}: {games} games", input.display());
-        }
+        each_file(input, games, first.repeated - before);
     }
-    eprintln!("{} positions to label", samples.len());
-    label(&samples, &output, &labelling)
+    Ok(())
 }
