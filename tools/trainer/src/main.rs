@@ -2,25 +2,13 @@
 //! CPU, quantizes it and writes the engine's `.nnue` format.
 
 mod alloc;
-mod augment;
-mod batch;
-mod campaign;
-mod charts;
-mod checkpoint;
 mod data;
-mod eval_net;
-mod kernels;
-mod loss;
-mod model;
-mod optim;
-mod packed;
-mod plot;
-mod read_speed;
-mod sources;
-mod teacher;
+mod report;
 mod train;
-mod wdl_fit;
-mod weights;
+
+use data::sources;
+use report::{charts, eval_net, read_speed, wdl_fit, weights};
+use train::campaign;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -183,10 +183,236 @@ pub fn hidden_input_gradient_scalar(
     }
 }
 
+/// The two gradient kernels' one body, for a register set that holds a
+/// block of 16 floats as its module's `Lanes16` (AVX2: two registers,
+/// AVX-512: one), through five operations the module defines: `zero`,
+/// `load`, `store`, `fmadd` (`s + d · a`, `d` broadcast) and `store_live`
+/// (the sum where the clipped ReLU passed gradient, zero elsewhere).
+/// `wide` is how many blocks of 16 inputs a weight-gradient tile spans where
+/// the inputs allow, `rows` how many rows an input-gradient tile holds: what
+/// the register file has room for. Every result element is the same chain
+/// of multiply-adds in the same order whatever the tiling (over the rows for
+/// the weight gradient, over the neurons for the input gradient; the
+/// products skipped are exact zeros), so both instantiations give the same
+/// bits.
+#[cfg(target_arch = "x86_64")]
+macro_rules! gradient_kernels {
+    ($features:literal, wide: $wide:literal, rows: $rows:literal) => {
+        /// SAFETY (for callers): the module's CPU features present, 2M a
+        /// multiple of 16, every row in bounds.
+        ///
+        /// The block of inputs is the outer loop: its activations of every
+        /// row (8 KB for a chunk at 16 inputs) come from L2 once and stay in
+        /// L1 for all the neuron groups, where walking the rows inside each
+        /// group would fetch them again for every group, 4 KB apart.
+        #[target_feature(enable = $features)]
+        pub unsafe fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
+            let m2 = g.len() / o;
+            let mut j = 0;
+            while j < m2 {
+                let wide = j + 16 * $wide <= m2;
+                // Four neurons at a time (six measured no faster with AVX2),
+                // then what is left in pairs and singles.
+                let mut k = 0;
+                while k < o {
+                    let n = if k + 4 <= o {
+                        4
+                    } else if k + 2 <= o {
+                        2
+                    } else {
+                        1
+                    };
+                    // SAFETY: the caller's promise, passed on.
+                    unsafe {
+                        match (n, wide) {
+                            (4, true) => weight_gradient_tile::<4, $wide>(g, dz, act, rows, o, k, j),
+                            (4, false) => weight_gradient_tile::<4, 1>(g, dz, act, rows, o, k, j),
+                            (2, true) => weight_gradient_tile::<2, $wide>(g, dz, act, rows, o, k, j),
+                            (2, false) => weight_gradient_tile::<2, 1>(g, dz, act, rows, o, k, j),
+                            (_, true) => weight_gradient_tile::<1, $wide>(g, dz, act, rows, o, k, j),
+                            (_, false) => weight_gradient_tile::<1, 1>(g, dz, act, rows, o, k, j),
+                        }
+                    }
+                    k += n;
+                }
+                j += if wide { 16 * $wide } else { 16 };
+            }
+        }
+
+        /// N neurons (from k) × B blocks of 16 inputs (from j) of the
+        /// gradient in registers while the rows go by.
+        #[target_feature(enable = $features)]
+        unsafe fn weight_gradient_tile<const N: usize, const B: usize>(
+            g: &mut [f32],
+            dz: &[f32],
+            act: &[f32],
+            rows: &[usize],
+            o: usize,
+            k: usize,
+            j: usize,
+        ) {
+            let m2 = g.len() / o;
+            let out: [*mut f32; N] = std::array::from_fn(|i| g[(k + i) * m2 + j..][..16 * B].as_mut_ptr());
+            // SAFETY: each pointer starts 16·B floats inside g.
+            let mut s: [[Lanes16; B]; N] =
+                std::array::from_fn(|i| std::array::from_fn(|b| unsafe { load(out[i].add(16 * b)) }));
+            for &r in rows {
+                let d = &dz[r * o + k..][..N];
+                // Neurons the clipped ReLU stopped pass no gradient: often
+                // all four of a tile.
+                if d.iter().all(|&d| d == 0.0) {
+                    continue;
+                }
+                let a = act[r * m2 + j..][..16 * B].as_ptr();
+                // SAFETY: a points at 16·B floats of act.
+                let av: [Lanes16; B] = std::array::from_fn(|b| unsafe { load(a.add(16 * b)) });
+                for i in 0..N {
+                    for b in 0..B {
+                        s[i][b] = fmadd(d[i], av[b], s[i][b]);
+                    }
+                }
+            }
+            for (out, s) in out.iter().zip(s) {
+                for (b, s) in s.into_iter().enumerate() {
+                    // SAFETY: as for the loads.
+                    unsafe { store(out.add(16 * b), s) };
+                }
+            }
+        }
+
+        /// SAFETY (for callers): the module's CPU features present, 2M and
+        /// the width multiples of 16, every row in bounds.
+        ///
+        /// The block of 16 inputs is the outer loop: its weights of every
+        /// neuron (2 KB at 32 neurons) stay in L1 while the rows go by, and
+        /// where the block goes in the output is worked out once for all rows.
+        #[target_feature(enable = $features)]
+        pub unsafe fn hidden_input_gradient(
+            w: &[f32],
+            dz: &[f32],
+            acc: &[f32],
+            rows: &[usize],
+            o: usize,
+            out: &mut [&mut [f32]],
+            width: usize,
+        ) {
+            let m2 = w.len() / o;
+            for j in (0..m2).step_by(16) {
+                let mut block = Block::new(j, m2, width, out);
+                // A tile of rows at a time: its sums in registers hide the
+                // multiply-adds' latency, and each weight loaded serves all
+                // of them; then pairs and singles.
+                let mut tiles = rows.chunks_exact($rows);
+                for q in &mut tiles {
+                    // SAFETY: the caller's promise, passed on.
+                    unsafe { input_gradient_rows::<$rows>(w, dz, acc, q.try_into().expect("a tile"), o, &mut block) };
+                }
+                let mut pairs = tiles.remainder().chunks_exact(2);
+                for q in &mut pairs {
+                    // SAFETY: as above.
+                    unsafe { input_gradient_rows::<2>(w, dz, acc, [q[0], q[1]], o, &mut block) };
+                }
+                for &r in pairs.remainder() {
+                    // SAFETY: as above.
+                    unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
+                }
+            }
+        }
+
+        /// R rows × 16 inputs (the block's) of the result in registers
+        /// while the neurons go by.
+        #[target_feature(enable = $features)]
+        unsafe fn input_gradient_rows<const R: usize>(
+            w: &[f32],
+            dz: &[f32],
+            acc: &[f32],
+            rows: [usize; R],
+            o: usize,
+            block: &mut Block,
+        ) {
+            let (j, m2) = (block.j, w.len() / o);
+            let mut s = [zero(); R];
+            for k in 0..o {
+                if rows.iter().all(|&r| dz[r * o + k] == 0.0) {
+                    continue;
+                }
+                // SAFETY: 16 floats of w.
+                let wk = unsafe { load(w[k * m2 + j..][..16].as_ptr()) };
+                for i in 0..R {
+                    s[i] = fmadd(dz[rows[i] * o + k], wk, s[i]);
+                }
+            }
+            for i in 0..R {
+                let a = acc[rows[i] * m2 + j..][..16].as_ptr();
+                let at = block.at(rows[i]);
+                // SAFETY: 16 floats of acc and of the output slice.
+                unsafe { store_live(block.out[at..][..16].as_mut_ptr(), a, s[i]) };
+            }
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::Block;
     use std::arch::x86_64::*;
+
+    /// 16 floats in two registers.
+    type Lanes16 = [__m256; 2];
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn zero() -> Lanes16 {
+        [_mm256_setzero_ps(); 2]
+    }
+
+    /// SAFETY (for callers): 16 readable floats at `p`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn load(p: *const f32) -> Lanes16 {
+        // SAFETY: the caller's promise.
+        unsafe { [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8))] }
+    }
+
+    /// SAFETY (for callers): 16 writable floats at `p`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn store(p: *mut f32, v: Lanes16) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            _mm256_storeu_ps(p, v[0]);
+            _mm256_storeu_ps(p.add(8), v[1]);
+        }
+    }
+
+    /// `s + d · a`, lane by lane.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fmadd(d: f32, a: Lanes16, s: Lanes16) -> Lanes16 {
+        let d = _mm256_set1_ps(d);
+        [_mm256_fmadd_ps(d, a[0], s[0]), _mm256_fmadd_ps(d, a[1], s[1])]
+    }
+
+    /// `s` where `0 < acc < 1` (the clipped ReLU passed gradient), else 0.
+    ///
+    /// SAFETY (for callers): 16 readable floats at `acc`, 16 writable at `out`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn store_live(out: *mut f32, acc: *const f32, s: Lanes16) {
+        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
+        for (h, sum) in s.into_iter().enumerate() {
+            // SAFETY: the caller's promise.
+            unsafe {
+                let x = _mm256_loadu_ps(acc.add(8 * h));
+                let live = _mm256_and_ps(_mm256_cmp_ps(x, zero, _CMP_GT_OQ), _mm256_cmp_ps(x, one, _CMP_LT_OQ));
+                _mm256_storeu_ps(out.add(8 * h), _mm256_and_ps(live, sum));
+            }
+        }
+    }
+
+    // Six rows to an input-gradient tile: 12 sums in registers hide the
+    // multiply-adds' latency (8 did not quite).
+    gradient_kernels!("avx2,fma", wide: 1, rows: 6);
 
     /// The sum of a vector's lanes.
     #[target_feature(enable = "avx2,fma")]
@@ -289,172 +515,69 @@ mod avx2 {
             }
         }
     }
-
-    /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
-    ///
-    /// The block of 16 inputs is the outer loop: its 16 activations of every
-    /// row (8 KB for a chunk) come from L2 once and stay in L1 for all the
-    /// neuron groups, where walking the rows inside each group would fetch
-    /// them again for every group, 4 KB apart.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
-        for j in (0..g.len() / o).step_by(16) {
-            // Four neurons at a time (six measured no faster), then what is
-            // left in pairs and singles.
-            let mut k = 0;
-            while k + 4 <= o {
-                // SAFETY: the caller's promise, passed on.
-                unsafe { weight_gradient_tile::<4>(g, dz, act, rows, o, k, j) };
-                k += 4;
-            }
-            while k + 2 <= o {
-                // SAFETY: as above.
-                unsafe { weight_gradient_tile::<2>(g, dz, act, rows, o, k, j) };
-                k += 2;
-            }
-            if k < o {
-                // SAFETY: as above.
-                unsafe { weight_gradient_tile::<1>(g, dz, act, rows, o, k, j) };
-            }
-        }
-    }
-
-    /// N neurons (from k) × 16 inputs (from j) of the gradient in registers
-    /// while the rows go by.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn weight_gradient_tile<const N: usize>(
-        g: &mut [f32],
-        dz: &[f32],
-        act: &[f32],
-        rows: &[usize],
-        o: usize,
-        k: usize,
-        j: usize,
-    ) {
-        let m2 = g.len() / o;
-        let out: [*mut f32; N] = std::array::from_fn(|i| g[(k + i) * m2 + j..][..16].as_mut_ptr());
-        // SAFETY: each pointer starts 16 floats inside g.
-        let mut s: [[__m256; 2]; N] =
-            std::array::from_fn(|i| unsafe { [_mm256_loadu_ps(out[i]), _mm256_loadu_ps(out[i].add(8))] });
-        for &r in rows {
-            let d = &dz[r * o + k..][..N];
-            // Neurons the clipped ReLU stopped pass no gradient: often all
-            // four of a tile.
-            if d.iter().all(|&d| d == 0.0) {
-                continue;
-            }
-            let a = act[r * m2 + j..][..16].as_ptr();
-            // SAFETY: a points at 16 floats of act.
-            let (a0, a1) = unsafe { (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8))) };
-            for i in 0..N {
-                let di = _mm256_set1_ps(d[i]);
-                s[i][0] = _mm256_fmadd_ps(di, a0, s[i][0]);
-                s[i][1] = _mm256_fmadd_ps(di, a1, s[i][1]);
-            }
-        }
-        for i in 0..N {
-            // SAFETY: as for the loads.
-            unsafe {
-                _mm256_storeu_ps(out[i], s[i][0]);
-                _mm256_storeu_ps(out[i].add(8), s[i][1]);
-            }
-        }
-    }
-
-    /// SAFETY: AVX2 and FMA present, 2M a multiple of 16, every row in bounds.
-    ///
-    /// The block of 16 inputs is the outer loop: its weights of every neuron
-    /// (2 KB at 32 neurons) stay in L1 while the rows go by, and where the
-    /// block goes in the output is worked out once for all rows.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn hidden_input_gradient(
-        w: &[f32],
-        dz: &[f32],
-        acc: &[f32],
-        rows: &[usize],
-        o: usize,
-        out: &mut [&mut [f32]],
-        width: usize,
-    ) {
-        let m2 = w.len() / o;
-        for j in (0..m2).step_by(16) {
-            let mut block = Block::new(j, m2, width, out);
-            // Six rows at a time: 12 sums in registers hide the multiply-adds'
-            // latency (8 did not quite), and each weight loaded serves six.
-            let mut sixes = rows.chunks_exact(6);
-            for q in &mut sixes {
-                // SAFETY: the caller's promise, passed on.
-                unsafe { input_gradient_rows::<6>(w, dz, acc, std::array::from_fn(|i| q[i]), o, &mut block) };
-            }
-            let mut pairs = sixes.remainder().chunks_exact(2);
-            for q in &mut pairs {
-                // SAFETY: as above.
-                unsafe { input_gradient_rows::<2>(w, dz, acc, [q[0], q[1]], o, &mut block) };
-            }
-            for &r in pairs.remainder() {
-                // SAFETY: as above.
-                unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
-            }
-        }
-    }
-
-    /// R rows × 16 inputs (the block's) of the result in registers while
-    /// the neurons go by.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn input_gradient_rows<const R: usize>(
-        w: &[f32],
-        dz: &[f32],
-        acc: &[f32],
-        rows: [usize; R],
-        o: usize,
-        block: &mut Block,
-    ) {
-        let j = block.j;
-        let m2 = w.len() / o;
-        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
-        let mut s = [[zero; 2]; R];
-        for k in 0..o {
-            if rows.iter().all(|&r| dz[r * o + k] == 0.0) {
-                continue;
-            }
-            let wk = w[k * m2 + j..][..16].as_ptr();
-            // SAFETY: 16 floats of w.
-            let (w0, w1) = unsafe { (_mm256_loadu_ps(wk), _mm256_loadu_ps(wk.add(8))) };
-            for i in 0..R {
-                let d = _mm256_set1_ps(dz[rows[i] * o + k]);
-                s[i][0] = _mm256_fmadd_ps(d, w0, s[i][0]);
-                s[i][1] = _mm256_fmadd_ps(d, w1, s[i][1]);
-            }
-        }
-        for i in 0..R {
-            let a = acc[rows[i] * m2 + j..][..16].as_ptr();
-            let at = block.at(rows[i]);
-            let out = block.out[at..][..16].as_mut_ptr();
-            for (h, &sum) in s[i].iter().enumerate() {
-                // SAFETY: 16 floats of acc and of dacc.
-                unsafe {
-                    let x = _mm256_loadu_ps(a.add(8 * h));
-                    let live = _mm256_and_ps(_mm256_cmp_ps(x, zero, _CMP_GT_OQ), _mm256_cmp_ps(x, one, _CMP_LT_OQ));
-                    _mm256_storeu_ps(out.add(8 * h), _mm256_and_ps(live, sum));
-                }
-            }
-        }
-    }
 }
 
-/// The three kernels in 16-lane registers, each giving the AVX2 kernel's
-/// results bit for bit. In the gradients a block of 16 inputs is one
-/// register, and each result is a chain of multiply-adds taken element by
-/// element in the AVX2 kernels' order (over the rows for the weight
-/// gradient, over the neurons for the input gradient); the products they
-/// skip are exact zeros. The forward pass's dot products run in 8 lanes as
-/// in AVX2, two neurons to a register (one in each half), and each half is
-/// summed across its lanes as the AVX2 kernel sums its register.
+/// The kernels in 16-lane registers, each giving the AVX2 kernel's results
+/// bit for bit: the gradients are the same body (`gradient_kernels`) with a
+/// block of 16 inputs in one register; the forward pass's dot products run
+/// in 8 lanes as in AVX2, two neurons to a register (one in each half), and
+/// each half is summed across its lanes as the AVX2 kernel sums its register.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Block;
     use super::avx2::{forward, sum};
     use std::arch::x86_64::*;
+
+    /// 16 floats in one register.
+    type Lanes16 = __m512;
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    fn zero() -> Lanes16 {
+        _mm512_setzero_ps()
+    }
+
+    /// SAFETY (for callers): 16 readable floats at `p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn load(p: *const f32) -> Lanes16 {
+        // SAFETY: the caller's promise.
+        unsafe { _mm512_loadu_ps(p) }
+    }
+
+    /// SAFETY (for callers): 16 writable floats at `p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn store(p: *mut f32, v: Lanes16) {
+        // SAFETY: the caller's promise.
+        unsafe { _mm512_storeu_ps(p, v) }
+    }
+
+    /// `s + d · a`, lane by lane.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    fn fmadd(d: f32, a: Lanes16, s: Lanes16) -> Lanes16 {
+        _mm512_fmadd_ps(_mm512_set1_ps(d), a, s)
+    }
+
+    /// `s` where `0 < acc < 1` (the clipped ReLU passed gradient), else 0.
+    ///
+    /// SAFETY (for callers): 16 readable floats at `acc`, 16 writable at `out`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn store_live(out: *mut f32, acc: *const f32, s: Lanes16) {
+        // SAFETY: the caller's promise.
+        let x = unsafe { _mm512_loadu_ps(acc) };
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
+        let live = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, one);
+        // SAFETY: the caller's promise.
+        unsafe { _mm512_storeu_ps(out, _mm512_maskz_mov_ps(live, s)) }
+    }
+
+    // Two blocks of 16 inputs to a weight-gradient tile: four neurons × two
+    // registers keep eight multiply-add chains in flight, as the AVX2 tile
+    // does; eight rows to an input-gradient tile, for the same reason.
+    gradient_kernels!("avx512f,avx512bw,avx2,fma", wide: 2, rows: 8);
 
     /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
     /// every row in bounds.
@@ -508,145 +631,6 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
     fn halves(v: __m512) -> (__m256, __m256) {
         (_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v))))
-    }
-
-    /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M a multiple of 16,
-    /// every row in bounds.
-    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-    pub unsafe fn hidden_weight_gradient(g: &mut [f32], dz: &[f32], act: &[f32], rows: &[usize], o: usize) {
-        let m2 = g.len() / o;
-        // Two blocks of 16 inputs at a time: four neurons × two registers
-        // keep eight multiply-add chains in flight, as the AVX2 tile does,
-        // with the same four-neuron test for rows that pass nothing.
-        let mut j = 0;
-        while j < m2 {
-            let blocks = if j + 32 <= m2 { 2 } else { 1 };
-            let mut k = 0;
-            while k + 4 <= o {
-                // SAFETY: the caller's promise, passed on.
-                unsafe {
-                    match blocks {
-                        2 => weight_gradient_tile::<4, 2>(g, dz, act, rows, o, k, j),
-                        _ => weight_gradient_tile::<4, 1>(g, dz, act, rows, o, k, j),
-                    }
-                }
-                k += 4;
-            }
-            while k < o {
-                // SAFETY: as above.
-                unsafe {
-                    match blocks {
-                        2 => weight_gradient_tile::<1, 2>(g, dz, act, rows, o, k, j),
-                        _ => weight_gradient_tile::<1, 1>(g, dz, act, rows, o, k, j),
-                    }
-                }
-                k += 1;
-            }
-            j += 16 * blocks;
-        }
-    }
-
-    /// N neurons (from k) × B blocks of 16 inputs (from j) of the gradient
-    /// in registers while the rows go by.
-    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-    unsafe fn weight_gradient_tile<const N: usize, const B: usize>(
-        g: &mut [f32],
-        dz: &[f32],
-        act: &[f32],
-        rows: &[usize],
-        o: usize,
-        k: usize,
-        j: usize,
-    ) {
-        let m2 = g.len() / o;
-        let out: [*mut f32; N] = std::array::from_fn(|i| g[(k + i) * m2 + j..][..16 * B].as_mut_ptr());
-        // SAFETY: each pointer starts 16·B floats inside g.
-        let mut s: [[__m512; B]; N] =
-            std::array::from_fn(|i| std::array::from_fn(|b| unsafe { _mm512_loadu_ps(out[i].add(16 * b)) }));
-        for &r in rows {
-            let d = &dz[r * o + k..][..N];
-            if d.iter().all(|&d| d == 0.0) {
-                continue;
-            }
-            let a = act[r * m2 + j..][..16 * B].as_ptr();
-            // SAFETY: a points at 16·B floats of act.
-            let av: [__m512; B] = std::array::from_fn(|b| unsafe { _mm512_loadu_ps(a.add(16 * b)) });
-            for i in 0..N {
-                let di = _mm512_set1_ps(d[i]);
-                for b in 0..B {
-                    s[i][b] = _mm512_fmadd_ps(di, av[b], s[i][b]);
-                }
-            }
-        }
-        for (out, s) in out.iter().zip(s) {
-            for (b, s) in s.into_iter().enumerate() {
-                // SAFETY: as for the loads.
-                unsafe { _mm512_storeu_ps(out.add(16 * b), s) };
-            }
-        }
-    }
-
-    /// SAFETY: AVX-512 F and BW, AVX2 and FMA present, 2M and the width
-    /// multiples of 16, every row in bounds.
-    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-    pub unsafe fn hidden_input_gradient(
-        w: &[f32],
-        dz: &[f32],
-        acc: &[f32],
-        rows: &[usize],
-        o: usize,
-        out: &mut [&mut [f32]],
-        width: usize,
-    ) {
-        let m2 = w.len() / o;
-        for j in (0..m2).step_by(16) {
-            let mut block = Block::new(j, m2, width, out);
-            // Eight rows at a time: eight multiply-add chains in flight, each
-            // weight register loaded once for all of them.
-            let mut eights = rows.chunks_exact(8);
-            for q in &mut eights {
-                // SAFETY: the caller's promise, passed on.
-                unsafe { input_gradient_rows::<8>(w, dz, acc, q.try_into().expect("8 rows"), o, &mut block) };
-            }
-            for &r in eights.remainder() {
-                // SAFETY: as above.
-                unsafe { input_gradient_rows::<1>(w, dz, acc, [r], o, &mut block) };
-            }
-        }
-    }
-
-    /// R rows × 16 inputs (the block's) of the result in registers while
-    /// the neurons go by.
-    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-    unsafe fn input_gradient_rows<const R: usize>(
-        w: &[f32],
-        dz: &[f32],
-        acc: &[f32],
-        rows: [usize; R],
-        o: usize,
-        block: &mut Block,
-    ) {
-        let (j, m2) = (block.j, w.len() / o);
-        let mut s = [_mm512_setzero_ps(); R];
-        for k in 0..o {
-            if rows.iter().all(|&r| dz[r * o + k] == 0.0) {
-                continue;
-            }
-            // SAFETY: 16 floats of w.
-            let wk = unsafe { _mm512_loadu_ps(w[k * m2 + j..][..16].as_ptr()) };
-            for i in 0..R {
-                s[i] = _mm512_fmadd_ps(_mm512_set1_ps(dz[rows[i] * o + k]), wk, s[i]);
-            }
-        }
-        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
-        for i in 0..R {
-            // SAFETY: 16 floats of acc.
-            let x = unsafe { _mm512_loadu_ps(acc[rows[i] * m2 + j..][..16].as_ptr()) };
-            let live = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, one);
-            let at = block.at(rows[i]);
-            // SAFETY: 16 floats of the slice.
-            unsafe { _mm512_storeu_ps(block.out[at..][..16].as_mut_ptr(), _mm512_maskz_mov_ps(live, s[i])) };
-        }
     }
 }
 

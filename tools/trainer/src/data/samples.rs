@@ -20,7 +20,7 @@ use shakmaty::{CastlingMode, Chess, Color, Position};
 use tessera_data::filter::{Dropped, Filter};
 use tessera_data::formats::{self, Format};
 
-use crate::packed::PackedPosition;
+use crate::data::packed::PackedPosition;
 
 /// One eval sample, from the side to move's view; its position packed
 /// (a run holds tens of millions of them).

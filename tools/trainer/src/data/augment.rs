@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 use shakmaty::{Bitboard, CastlingMode, Chess, EnPassantMode, Position};
 
-use crate::data::{EvalSample, PqrSample, Samples, key};
+use crate::data::samples::{EvalSample, PqrSample, Samples, key};
 
 /// `pos` mirrored a-file ↔ h-file, or `None` if a side may still castle.
 pub fn mirror_files(pos: &Chess) -> Option<Chess> {

@@ -10,10 +10,10 @@ use rayon::prelude::*;
 use tessera::nnue::network::Network;
 use tessera_data::filter::Filter;
 
-use crate::data::{Method, Samples};
-use crate::loss::{CP_PER_UNIT, Objective};
-use crate::sources::{self, ReadSettings, SourceSpec};
-use crate::train::engine_net;
+use crate::data::samples::{Method, Samples};
+use crate::data::sources::{self, ReadSettings, SourceSpec};
+use crate::train::loss::{CP_PER_UNIT, Objective};
+use crate::train::net_files::engine_net;
 
 type Error = Box<dyn std::error::Error>;
 

@@ -1,211 +1,23 @@
-//! The float network as one flat parameter vector in a layout made for
-//! sparse training, and its forward and backward passes over a batch.
-//!
-//! Layout (offsets in `Layout`):
-//! - feature transformer weights in column slices of `slice` neurons:
-//!   `[M / slice][N][slice]`, so that a thread owns one slice of every row
-//!   when it adds up the sparse gradient;
-//! - feature transformer bias `[M]`;
-//! - hidden weights row-major `[K][O][L]` as in the engine (gradients and
-//!   both passes run along whole rows), hidden bias `[K][O]`, where L is
-//!   2M, or M for a pairwise net (each perspective's halves multiplied);
-//! - second hidden weights `[K][O][P]`, bias `[K][P]` (P may be 0);
-//! - output weights `[K][O or P]`, output biases `[K]`;
-//!
-//! where K is the number of output buckets (1 without): each position
-//! runs through, and trains, only the stack of its bucket.
+//! The forward and backward passes of the float network over a batch: the
+//! loss and its gradient, chunk by chunk in parallel, the dense layers'
+//! gradients summed in chunk order and the feature transformer's scattered
+//! slice by slice (`sparse`).
 //!
 //! Every gradient element is summed over the batch in the same order
 //! whatever the number of threads, so a seed gives one network.
 
 use rayon::prelude::*;
-use tessera::nnue::format::{DEFAULT_SCALES, Shape, output_bucket};
-use tessera::nnue::network::{FloatNetwork, PAIRWISE_SCALE, pairwise_products};
+use tessera::nnue::format::{Shape, output_bucket};
+use tessera::nnue::network::{PAIRWISE_SCALE, pairwise_products};
 
-use crate::batch::Batch;
-use crate::kernels::{self, passes};
-use crate::loss::Objective;
+use crate::train::batch::Batch;
+use crate::train::kernels::{self, passes};
+use crate::train::loss::Objective;
+use crate::train::model::Model;
+use crate::train::sparse::{AHEAD, ByFeature, SLICE, prefetch_row, scatter_slice};
 
 /// Positions per parallel work item (a multiple of every objective's group).
 const CHUNK: usize = 126;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
-    pub shape: Shape,
-    pub slice: usize,
-    pub ft_w: usize,
-    pub ft_b: usize,
-    pub l1_w: usize,
-    pub l1_b: usize,
-    pub l2_w: usize,
-    pub l2_b: usize,
-    pub out_w: usize,
-    pub out_b: usize,
-    pub total: usize,
-}
-
-impl Layout {
-    pub fn new(shape: Shape) -> Layout {
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = shape;
-        let slice = if m % 64 == 0 { 64 } else { m };
-        let ft_w = 0;
-        let ft_b = ft_w + n * m;
-        let l1_w = ft_b + m;
-        let l1_b = l1_w + k * shape.l1_inputs() * o;
-        let l2_w = l1_b + k * o;
-        let l2_b = l2_w + k * o * p;
-        let out_w = l2_b + k * p;
-        let out_b = out_w + k * shape.last();
-        Layout { shape, slice, ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w, out_b, total: out_b + k }
-    }
-
-    fn last(&self) -> usize {
-        self.shape.last()
-    }
-
-    /// The offsets of bucket `b`'s stack.
-    fn stack(&self, b: usize) -> Stack {
-        let Shape { hidden: o, hidden2: p, .. } = self.shape;
-        Stack {
-            l1_w: self.l1_w + b * o * self.shape.l1_inputs(),
-            l1_b: self.l1_b + b * o,
-            l2_w: self.l2_w + b * o * p,
-            l2_b: self.l2_b + b * p,
-            out_w: self.out_w + b * self.last(),
-            out_b: self.out_b + b,
-        }
-    }
-
-    /// Where feature `f`'s weight for neuron `j` lives.
-    pub fn ft_index(&self, f: usize, j: usize) -> usize {
-        self.ft_w + (j / self.slice) * self.shape.inputs * self.slice + f * self.slice + j % self.slice
-    }
-
-    /// The parameters after the feature transformer, whose gradients are
-    /// summed per chunk of positions.
-    fn dense(&self) -> std::ops::Range<usize> {
-        self.l1_w..self.total
-    }
-
-    /// Each parameter range with the bound that keeps quantization exact:
-    /// i8 weights at scale 64 allow ±127/64; feature-transformer values stay
-    /// far inside i16 at scale 127 even summed over 64 active features.
-    pub fn clip_ranges(&self) -> [(std::ops::Range<usize>, f32); 4] {
-        let hidden = 127.0 / 64.0;
-        [
-            (self.ft_w..self.l1_w, 32767.0 / 127.0 / 64.0),
-            (self.l1_w..self.l1_b, hidden),
-            (self.l2_w..self.l2_b, hidden),
-            (self.out_w..self.out_b, hidden),
-        ]
-    }
-
-    /// Each parameter range with the scale the engine stores it at
-    /// (`FloatNetwork::quantize`): values on the grid of steps 1/scale are
-    /// what the quantized net holds. Biases after the feature transformer
-    /// are added to sums of (activation ×127)·(weight ×64).
-    pub fn quantization_grid(&self) -> [(std::ops::Range<usize>, f32); 7] {
-        let s = DEFAULT_SCALES;
-        let (ft, weight, bias) = (s.ft as f32, s.weight as f32, (s.ft * s.weight) as f32);
-        [
-            (self.ft_w..self.l1_w, ft),
-            (self.l1_w..self.l1_b, weight),
-            (self.l1_b..self.l2_w, bias),
-            (self.l2_w..self.l2_b, weight),
-            (self.l2_b..self.out_w, bias),
-            (self.out_w..self.out_b, weight),
-            (self.out_b..self.total, bias),
-        ]
-    }
-}
-
-/// Where one output bucket's parameters start.
-#[derive(Clone, Copy, Debug)]
-struct Stack {
-    l1_w: usize,
-    l1_b: usize,
-    l2_w: usize,
-    l2_b: usize,
-    out_w: usize,
-    out_b: usize,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Model {
-    pub features: String,
-    pub layout: Layout,
-    pub params: Vec<f32>,
-}
-
-impl Model {
-    pub fn from_float(net: &FloatNetwork) -> Model {
-        let layout = Layout::new(net.shape);
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = net.shape;
-        let mut params = vec![0.0; layout.total];
-        for f in 0..n {
-            for j in 0..m {
-                params[layout.ft_index(f, j)] = net.ft_weights[f * m + j];
-            }
-        }
-        params[layout.ft_b..layout.l1_w].copy_from_slice(&net.ft_bias);
-        params[layout.l1_w..layout.l1_b].copy_from_slice(&net.hidden_weights);
-        params[layout.l1_b..layout.l2_w].copy_from_slice(&net.hidden_bias);
-        for b in 0..k {
-            for q in 0..p {
-                for j in 0..o {
-                    params[layout.l2_w + b * o * p + j * p + q] = net.hidden2_weights[b * p * o + q * o + j];
-                }
-            }
-        }
-        params[layout.l2_b..layout.out_w].copy_from_slice(&net.hidden2_bias);
-        params[layout.out_w..layout.out_b].copy_from_slice(&net.output_weights);
-        params[layout.out_b..layout.total].copy_from_slice(&net.output_bias);
-        Model { features: net.features.clone(), layout, params }
-    }
-
-    /// Writes into `out` this model with every parameter rounded to the
-    /// grid the engine stores it on: the net the engine will run, but for
-    /// the rounding of activations. Quantization-aware training computes
-    /// each batch's loss and gradient on it and applies the step to the
-    /// unrounded parameters (a straight-through estimate), so that many
-    /// steps each smaller than a grid step still add up.
-    pub fn round_to_grid_into(&self, out: &mut Model) {
-        if out.layout != self.layout || out.params.len() != self.params.len() {
-            *out = self.clone();
-        }
-        for (range, scale) in self.layout.quantization_grid() {
-            let (from, to) = (&self.params[range.clone()], &mut out.params[range]);
-            to.par_chunks_mut(1 << 16).zip(from.par_chunks(1 << 16)).for_each(|(to, from)| {
-                for (t, &f) in to.iter_mut().zip(from) {
-                    *t = (f * scale).round() / scale;
-                }
-            });
-        }
-    }
-
-    pub fn to_float(&self) -> FloatNetwork {
-        let l = &self.layout;
-        let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets: k, .. } = l.shape;
-        let x = &self.params;
-        FloatNetwork {
-            features: self.features.clone(),
-            shape: l.shape,
-            ft_bias: x[l.ft_b..l.l1_w].to_vec(),
-            ft_weights: (0..n * m).map(|i| x[l.ft_index(i / m, i % m)]).collect(),
-            hidden_bias: x[l.l1_b..l.l2_w].to_vec(),
-            hidden_weights: x[l.l1_w..l.l1_b].to_vec(),
-            hidden2_bias: x[l.l2_b..l.out_w].to_vec(),
-            hidden2_weights: (0..k * p * o)
-                .map(|i| {
-                    let (b, q, j) = (i / (p * o), i % (p * o) / o, i % o);
-                    x[l.l2_w + b * o * p + j * p + q]
-                })
-                .collect(),
-            output_bias: x[l.out_b..l.total].to_vec(),
-            output_weights: x[l.out_w..l.out_b].to_vec(),
-        }
-    }
-}
 
 /// Buffers reused from batch to batch.
 #[derive(Default)]
@@ -359,148 +171,6 @@ pub fn loss_and_gradient_timed(
     loss
 }
 
-/// A sub-batch's (position, perspective) rows grouped by active feature
-/// (a counting sort), so that each feature's gradient is summed in
-/// registers and added to its weights once.
-#[derive(Default)]
-pub struct ByFeature {
-    /// `rows[starts[f]..starts[f + 1]]`: the rows (2 × position + perspective,
-    /// from the sub-batch's first position) where feature f is active, in order.
-    starts: Vec<u32>,
-    rows: Vec<u32>,
-}
-
-impl ByFeature {
-    fn sort(&mut self, batch: &Batch, positions: std::ops::Range<usize>, inputs: usize) {
-        self.starts.clear();
-        self.starts.resize(inputs + 2, 0);
-        let first = positions.start;
-        for pos in positions.clone() {
-            for k in 0..2 {
-                for &f in batch.features(pos, k) {
-                    self.starts[f as usize + 2] += 1;
-                }
-            }
-        }
-        for f in 2..self.starts.len() {
-            self.starts[f] += self.starts[f - 1];
-        }
-        self.rows.resize(self.starts[inputs + 1] as usize, 0);
-        for pos in positions {
-            for k in 0..2 {
-                let row = (2 * (pos - first) + k) as u32;
-                for &f in batch.features(pos, k) {
-                    let at = &mut self.starts[f as usize + 1];
-                    self.rows[*at as usize] = row;
-                    *at += 1;
-                }
-            }
-        }
-    }
-
-    fn feature(&self, f: usize) -> &[u32] {
-        &self.rows[self.starts[f] as usize..self.starts[f + 1] as usize]
-    }
-
-    fn inputs(&self) -> usize {
-        self.starts.len() - 2
-    }
-}
-
-/// Adds to one column slice of the feature transformer's gradient (`gw`
-/// its rows, `gb` its bias) the slice's accumulator gradients (`dacc`, one
-/// row per position and perspective of the sub-batch), each to the rows of
-/// its active features.
-fn scatter_slice(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if kernels::avx512() {
-        // SAFETY: the CPU has AVX-512 (F, BW), AVX2 and FMA (`kernels::avx512`).
-        return unsafe { scatter_slice_avx512(by_feature, dacc, gw, gb) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if kernels::avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (`kernels::avx2`).
-        return unsafe { scatter_slice_avx2(by_feature, dacc, gw, gb) };
-    }
-    scatter_slice_generic(by_feature, dacc, gw, gb)
-}
-
-/// The same code in 16-lane registers. Every sum is taken element by
-/// element in the same order at any width, so the result is the AVX2
-/// path's bit for bit.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-fn scatter_slice_avx512(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
-    scatter_slice_generic(by_feature, dacc, gw, gb)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn scatter_slice_avx2(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
-    scatter_slice_generic(by_feature, dacc, gw, gb)
-}
-
-#[inline(always)]
-fn scatter_slice_generic(by_feature: &ByFeature, dacc: &[f32], gw: &mut [f32], gb: &mut [f32]) {
-    let w = gb.len();
-    for d in dacc.chunks_exact(w) {
-        add(gb, d);
-    }
-    for f in 0..by_feature.inputs() {
-        let rows = by_feature.feature(f);
-        if rows.is_empty() {
-            continue;
-        }
-        if w == SLICE {
-            // The feature's sum stays in registers across its rows.
-            let mut sum = [0.0f32; SLICE];
-            let from = by_feature.starts[f] as usize;
-            for (at, &r) in (from..).zip(rows) {
-                if let Some(&next) = by_feature.rows.get(at + AHEAD) {
-                    prefetch_row(dacc, next as usize * SLICE);
-                }
-                let d: &[f32; SLICE] = dacc[r as usize * SLICE..][..SLICE].try_into().expect("a row");
-                for t in 0..SLICE {
-                    sum[t] += d[t];
-                }
-            }
-            add(&mut gw[f * SLICE..][..SLICE], &sum);
-        } else {
-            for &r in rows {
-                add(&mut gw[f * w..][..w], &dacc[r as usize * w..][..w]);
-            }
-        }
-    }
-}
-
-/// The feature transformer's column slice when its width allows.
-const SLICE: usize = 64;
-
-/// How many rows ahead the feature transformer's forward pass and scatter
-/// prefetch: their rows are drawn at random from a slice that lives in L2 at
-/// best, and each one's first load otherwise stalls the additions behind it.
-/// On a 2-core EPYC (AVX2) 16 and 32 ran alike, 8 and 4 slower.
-const AHEAD: usize = 16;
-
-/// Asks the CPU to bring the `SLICE` values of `data` from `at` into L1: a
-/// hint, which changes no result.
-#[inline(always)]
-fn prefetch_row(data: &[f32], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let row = data.as_ptr().wrapping_add(at).cast::<i8>();
-        for line in 0..size_of::<[f32; SLICE]>() / 64 {
-            // SAFETY: a prefetch reads nothing the program sees and never
-            // faults, whatever the address; `wrapping_add` keeps the
-            // pointer arithmetic defined.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(64 * line)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, at);
-}
-
 fn clipped(x: f32) -> f32 {
     x.clamp(0.0, 1.0)
 }
@@ -520,7 +190,7 @@ fn axpy<const FMA: bool>(acc: &mut [f32], x: f32, row: &[f32]) {
 
 /// `acc += row`
 #[inline(always)]
-fn add(acc: &mut [f32], row: &[f32]) {
+pub(super) fn add(acc: &mut [f32], row: &[f32]) {
     acc.iter_mut().zip(row).for_each(|(a, r)| *a += r);
 }
 
@@ -635,30 +305,13 @@ fn bucket_runs<'a>(rows: &'a [usize], bucket: impl Fn(usize) -> usize + 'a) -> i
     rows.chunk_by(move |&a, &b| bucket(a) == bucket(b))
 }
 
+/// The chunk's accumulators (`2M` per position, both perspectives) from the
+/// feature transformer.
 #[inline(always)]
-fn chunk_passes<const FMA: bool>(
-    model: &Model,
-    batch: &Batch,
-    objective: &Objective,
-    range: std::ops::Range<usize>,
-    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
-    b: &mut ChunkBuffers,
-) -> f64 {
-    let l = &model.layout;
-    let x = &model.params;
-    let Shape { inputs: n, ft: m, hidden: o, hidden2: p, buckets, pairwise } = l.shape;
-    let (w, last, m2, l1) = (l.slice, l.last(), 2 * l.shape.ft, l.shape.l1_inputs());
-    let first = range.start;
-    let count = range.len();
-    let bucket = |i: usize| output_bucket(batch.pieces[first + i] as u32, buckets);
-    b.acc.resize(count * m2, 0.0);
-    b.act.resize(count * l1, 0.0);
-    b.z1.resize(count * o, 0.0);
-    b.z2.resize(count * p, 0.0);
-    b.dz1.resize(count * o, 0.0);
-    b.outs.resize(count, 0.0);
-    b.douts.resize(count, 0.0);
-
+fn accumulate(model: &Model, batch: &Batch, range: std::ops::Range<usize>, acc: &mut [f32]) {
+    let (l, x) = (&model.layout, &model.params);
+    let (n, m, w) = (l.shape.inputs, l.shape.ft, l.slice);
+    let m2 = 2 * m;
     // Feature transformer, one column slice at a time so that a slice of
     // the accumulator stays in registers while the rows are added; the
     // slice is the outer loop so that its columns (196 KB for `all`) stay
@@ -666,15 +319,15 @@ fn chunk_passes<const FMA: bool>(
     // transformer (1.5 MB) passing through it for every position.
     // The chunk's features in one list (positions are consecutive in the
     // batch), to prefetch the row `AHEAD` features on across positions.
-    let stream = batch.features_of(first..first + count);
+    let stream = batch.features_of(range.clone());
     for s in 0..m / w {
         let bias = &x[l.ft_b + s * w..][..w];
         let columns = &x[l.ft_w + s * n * w..][..n * w];
         let mut at = 0;
-        for i in 0..count {
+        for (i, pos) in range.clone().enumerate() {
             for k in 0..2 {
-                let acc = &mut b.acc[i * m2 + k * m..][..m];
-                let features = batch.features(first + i, k);
+                let acc = &mut acc[i * m2 + k * m..][..m];
+                let features = batch.features(pos, k);
                 if w == SLICE {
                     let mut sum: [f32; SLICE] = bias.try_into().expect("a full slice");
                     for &f in features {
@@ -698,6 +351,33 @@ fn chunk_passes<const FMA: bool>(
             }
         }
     }
+}
+
+#[inline(always)]
+fn chunk_passes<const FMA: bool>(
+    model: &Model,
+    batch: &Batch,
+    objective: &Objective,
+    range: std::ops::Range<usize>,
+    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+    b: &mut ChunkBuffers,
+) -> f64 {
+    let l = &model.layout;
+    let x = &model.params;
+    let Shape { ft: m, hidden: o, hidden2: p, buckets, pairwise, .. } = l.shape;
+    let (w, last, m2, l1) = (l.slice, l.last(), 2 * l.shape.ft, l.shape.l1_inputs());
+    let first = range.start;
+    let count = range.len();
+    let bucket = |i: usize| output_bucket(batch.pieces[first + i] as u32, buckets);
+    b.acc.resize(count * m2, 0.0);
+    b.act.resize(count * l1, 0.0);
+    b.z1.resize(count * o, 0.0);
+    b.z2.resize(count * p, 0.0);
+    b.dz1.resize(count * o, 0.0);
+    b.outs.resize(count, 0.0);
+    b.douts.resize(count, 0.0);
+
+    accumulate(model, batch, first..first + count, &mut b.acc);
     if pairwise {
         // Each perspective's M accumulators give its M/2 products.
         for (act, acc) in b.act.chunks_exact_mut(m / 2).zip(b.acc.chunks_exact(m)) {
@@ -832,8 +512,9 @@ fn pairwise_backward(acc: &[f32], dact: &[f32], r: usize, width: usize, dacc: &m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{Samples, parse_eval_line, parse_pqr_line};
+    use crate::data::samples::{Samples, parse_eval_line, parse_pqr_line};
     use tessera::features::FeatureSet;
+    use tessera::nnue::network::FloatNetwork;
 
     const FENS: [&str; 4] = [
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -876,46 +557,6 @@ mod tests {
         // Spread the activations over the clipped range.
         net.ft_bias.iter_mut().for_each(|b| *b += 0.3);
         Model::from_float(&net)
-    }
-
-    /// A prefetch is only a hint: one far past the data, or of an empty
-    /// slice, reads nothing and does not fault.
-    #[test]
-    fn prefetching_past_the_data_is_harmless() {
-        let data = [1.0f32; SLICE];
-        for at in [0, SLICE, 1 << 40, usize::MAX] {
-            prefetch_row(&data, at);
-            prefetch_row(&[], at);
-        }
-        assert_eq!(data, [1.0; SLICE]);
-    }
-
-    #[test]
-    fn layout_round_trips_through_the_float_network() {
-        let fs: FeatureSet = "all+ph".parse().unwrap();
-        for (hidden2, buckets, pairwise) in [(0, 1, false), (4, 1, false), (0, 8, false), (4, 3, false), (4, 3, true)] {
-            let shape = Shape { pairwise, ..Shape::new(fs.size(), 128, 8, hidden2, buckets) };
-            let net = FloatNetwork::random_bucketed(&fs, shape, 9);
-            assert_eq!(Model::from_float(&net).to_float(), net);
-        }
-    }
-
-    #[test]
-    fn rounding_to_the_grid_gives_the_quantized_net_exactly() {
-        let fs: FeatureSet = "all".parse().unwrap();
-        for (hidden2, buckets, pairwise) in [(0, 1, false), (4, 3, false), (0, 1, true)] {
-            let shape = Shape { pairwise, ..Shape::new(fs.size(), 64, 8, hidden2, buckets) };
-            let model = Model::from_float(&FloatNetwork::random_bucketed(&fs, shape, 5));
-            let mut rounded = Model::from_float(&FloatNetwork::random(&fs, 16, 8, 0, 1));
-            model.round_to_grid_into(&mut rounded);
-            assert_ne!(rounded.params, model.params);
-            // Every rounded value is one the engine's file holds: quantizing
-            // and reading back gives it unchanged, and the same file as the
-            // unrounded model's.
-            let file = model.to_float().quantize("");
-            assert_eq!(rounded.to_float().quantize(""), file);
-            assert_eq!(Model::from_float(&FloatNetwork::dequantize(&file)).params, rounded.params);
-        }
     }
 
     #[test]

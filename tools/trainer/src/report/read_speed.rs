@@ -9,8 +9,8 @@ use std::time::Instant;
 use tessera_data::filter::Filter;
 use tessera_data::formats::Format;
 
-use crate::data::Method;
-use crate::sources::{self, ReadSettings, SourceSpec};
+use crate::data::samples::Method;
+use crate::data::sources::{self, ReadSettings, SourceSpec};
 
 #[derive(clap::Args, Debug)]
 pub struct ReadSpeedArgs {

@@ -9,7 +9,7 @@ use clap::Args as ClapArgs;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
-use crate::plot;
+use crate::report::plot;
 
 type Error = Box<dyn std::error::Error>;
 

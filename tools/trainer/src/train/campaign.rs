@@ -25,9 +25,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::Args;
-use crate::checkpoint::{Checkpoint, write_atomically};
-use crate::optim::AdamConfig;
-use crate::sources::SourceSpec;
+use crate::data::sources::SourceSpec;
+use crate::train::checkpoint::{Checkpoint, write_atomically};
+use crate::train::optim::AdamConfig;
 use crate::train::{self, EpochDone, Hooks, Outcome};
 
 type Error = Box<dyn std::error::Error>;
@@ -509,7 +509,7 @@ fn save_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<CheckpointFile
     write_atomically(&dir.join(CHECKPOINT), &compressed)?;
     Ok(CheckpointFile {
         file: CHECKPOINT.into(),
-        format: format!("TSCK {}", crate::checkpoint::VERSION),
+        format: format!("TSCK {}", crate::train::checkpoint::VERSION),
         epochs_done: checkpoint.epochs_done,
         bytes: compressed.len() as u64,
         sha256: hex(&Sha256::digest(&compressed)),

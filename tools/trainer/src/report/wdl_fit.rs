@@ -12,7 +12,7 @@ use shakmaty::Position;
 use tessera::search::wdl::{WdlModel, material};
 use tessera_data::formats::{self, Format};
 
-use crate::plot;
+use crate::report::plot;
 
 type Error = Box<dyn std::error::Error>;
 

@@ -12,7 +12,7 @@ use shakmaty::{Role, Square};
 use tessera::features::{FeatureSet, piece_square_index};
 use tessera::nnue::format::NetFile;
 
-use crate::plot;
+use crate::report::plot;
 
 type Error = Box<dyn std::error::Error>;
 

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use tessera_data::filter::{Filter, FilterCounts};
 
-use crate::data::{self, DataError, Method, Samples, key};
+use crate::data::samples::{self, DataError, Method, Samples, key};
 
 /// How much of each file a source keeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -275,7 +275,7 @@ fn read_file(
             kind.name()
         )));
     }
-    let (samples, load) = data::load_file(path, settings.method, limit)?;
+    let (samples, load) = samples::load_file(path, settings.method, limit)?;
     let mut report =
         FileReport { path: path.to_path_buf(), lines: load.lines, rejected: load.rejected, ..Default::default() };
     let verdicts: Vec<_> = (0..samples.len()).into_par_iter().map(|i| samples.filter_verdict(i, &filter)).collect();
@@ -509,9 +509,10 @@ mod tests {
     /// training).
     #[test]
     fn every_format_gives_the_same_batches_and_loss() {
-        use crate::batch::Batch;
-        use crate::loss::Objective;
-        use crate::model::{Model, Scratch, loss_and_gradient};
+        use crate::train::batch::Batch;
+        use crate::train::loss::Objective;
+        use crate::train::model::Model;
+        use crate::train::passes::{Scratch, loss_and_gradient};
         use shakmaty::Position;
         use tessera::nnue::network::FloatNetwork;
         use tessera_data::formats::{self, Format};

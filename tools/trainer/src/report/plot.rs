@@ -4,7 +4,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::checkpoint::EpochRecord;
+use crate::train::checkpoint::EpochRecord;
 
 /// One row per epoch; with several validation sets, one more column each
 /// (`validation_loss` is their mean).

@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 use tessera::nnue::network::Network;
 
-use crate::data::Samples;
+use crate::data::samples::Samples;
 
 /// The teacher's share of each training sample's score: `--teacher-weight`,
 /// or its source's own (`PATH:tW`). Sources are runs of consecutive samples;
@@ -109,7 +109,7 @@ pub fn relabel(samples: &mut Samples, teacher: &Network, weights: &Weights) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::parse_eval_line;
+    use crate::data::samples::parse_eval_line;
     use tessera::features::FeatureSet;
     use tessera::nnue::network::FloatNetwork;
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use tessera::nnue::format::checksum;
 
-use crate::optim::Adam;
+use crate::train::optim::Adam;
 
 const MAGIC: &[u8; 4] = b"TSCK";
 pub const VERSION: u32 = 2;
@@ -67,7 +67,7 @@ impl Checkpoint {
     }
 
     /// Reads a checkpoint; `adam` supplies the optimizer's configuration.
-    pub fn from_bytes(bytes: &[u8], adam: crate::optim::AdamConfig) -> Result<Checkpoint, String> {
+    pub fn from_bytes(bytes: &[u8], adam: crate::train::optim::AdamConfig) -> Result<Checkpoint, String> {
         if bytes.len() < 16 || &bytes[..4] != MAGIC {
             return Err("not a trainer checkpoint".into());
         }
@@ -162,7 +162,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optim::AdamConfig;
+    use crate::train::optim::AdamConfig;
 
     #[test]
     fn round_trip_and_damage() {

@@ -10,7 +10,7 @@ use shakmaty::{Chess, Position};
 use tessera::features::{FeatureSet, Perspective};
 use tessera::rng::Rng;
 
-use crate::data::Samples;
+use crate::data::samples::Samples;
 
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
@@ -241,7 +241,7 @@ pub fn produce(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{parse_eval_line, parse_pqr_line};
+    use crate::data::samples::{parse_eval_line, parse_pqr_line};
 
     const FENS: [&str; 3] = [
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
