@@ -12,7 +12,8 @@
 #           lacks it)
 #   OUTPUT  the labelled records (`.bin`); the games go to OUTPUT.games/
 #   LABELLER OPTION…  tessera-datagen pgn's labeller (default: `--nodes 400`, Tessera's
-#           own search; e.g. `--engine /usr/games/stockfish --depth 7`)
+#           own search; e.g. `--engine /usr/games/stockfish --depth 7`, or `--static-eval`:
+#           the embedded net's evaluation, no search, for a teacher to score at training time)
 # env: JOBS (all cores), SEED (1201), DATAGEN (target/release/tessera-datagen)
 # The same commit, seed and labeller give the same positions in the same order.
 set -euo pipefail
@@ -37,5 +38,9 @@ fi
 files=()
 while IFS= read -r f; do files+=("$games/$f"); done < <(ls "$games" | grep '\.pgn$' | LC_ALL=C sort)
 [ ${#files[@]} -gt 0 ] || die "no PGN files under data/players/ at $commit"
-exec "$datagen" pgn "${files[@]}" -o "$output" --per-game all --unique --skip-check --skip-best-capture \
+# A search labeller's best move decides the capture filter; without a search
+# (--static-eval) the static exchange test does.
+capture=--skip-best-capture
+for option in "$@"; do [ "$option" = --static-eval ] && capture=--skip-capture; done
+exec "$datagen" pgn "${files[@]}" -o "$output" --per-game all --unique --skip-check $capture \
     --jobs "${JOBS:-$(nproc)}" --seed "${SEED:-1201}" "$@"

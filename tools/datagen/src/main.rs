@@ -12,7 +12,7 @@ use tessera_data::filter::{Filter, FilterCounts};
 use tessera_data::formats::{self, Entry, Format};
 use tessera_data::store::ReadReport;
 use tessera_datagen::fenlist::{Listed, MissingResult};
-use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, UciLabeller};
+use tessera_datagen::label::{Budget, Clearing, Labeller, SelfLabeller, StaticLabeller, UciLabeller};
 use tessera_datagen::pipeline::{Outcome, label_into};
 use tessera_datagen::player::{OwnSearch, Player, UciPair};
 use tessera_datagen::selfplay::SelfPlayConfig;
@@ -424,6 +424,11 @@ struct LabelArgs {
     /// Tessera's own search in-process.
     #[arg(long)]
     engine: Option<PathBuf>,
+    /// Label with the embedded net's static evaluation instead of a search
+    /// (no best move): positions whose scores a teacher sets at training
+    /// time (`tessera-trainer --teacher … PATH:t1`), a few microseconds each.
+    #[arg(long, conflicts_with_all = ["engine", "depth", "nodes", "skip_best_capture"])]
+    static_eval: bool,
     /// Search depth per position (default 9, as in the thesis).
     #[arg(long, conflicts_with = "nodes")]
     depth: Option<i32>,
@@ -458,6 +463,7 @@ fn label(positions: &[Listed], output: &Path, args: &LabelArgs) -> Result<Outcom
     let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
     for _ in 0..args.jobs {
         labellers.push(match &args.engine {
+            _ if args.static_eval => Box::new(StaticLabeller::new()),
             Some(path) => Box::new(UciLabeller::start(path, budget)?),
             None => Box::new(SelfLabeller::new(budget)),
         });

@@ -285,6 +285,53 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--static-eval` labels each position with the embedded net's evaluation,
+/// no search: the score of every record is the net's, from White's view.
+#[test]
+fn pgn_static_labels_are_the_embedded_nets_evaluation() {
+    let dir_tmp = temp_dir("static");
+    let dir = dir_tmp.path();
+    let pgn = dir.join("games.pgn");
+    let mut text = String::from("[Event \"a\"]\n[Result \"1-0\"]\n\n");
+    text += "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
+             8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6 13. a4 Qb6 1-0\n\n";
+    std::fs::write(&pgn, text).unwrap();
+    let out_path = dir.join("static.bin");
+    let p = |x: &Path| x.display().to_string();
+    let out = run(&[
+        "pgn",
+        &p(&pgn),
+        "-o",
+        &p(&out_path),
+        "--per-game",
+        "all",
+        "--static-eval",
+        "--skip-check",
+        "--skip-capture",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let got = records(&out_path);
+    assert!(got.len() >= 3, "{got:?}");
+    let net = tessera::nnue::embedded::default_network();
+    for line in &got {
+        let pos = position_of(line);
+        let score: i32 = line.split(" | ").nth(1).unwrap().parse().unwrap();
+        let own = net.evaluate_position(&pos);
+        let white = if shakmaty::Position::turn(&pos) == shakmaty::Color::White { own } else { -own };
+        assert_eq!(score, white, "{line}");
+    }
+    // A search budget or the labeller's best move makes no sense without a search.
+    for extra in ["--depth", "--skip-best-capture"] {
+        let mut args =
+            vec!["pgn".to_string(), p(&pgn), "-o".into(), p(&out_path), "--static-eval".into(), extra.into()];
+        if extra == "--depth" {
+            args.push("3".into());
+        }
+        let refused = Command::new(DATAGEN).args(&args).output().unwrap();
+        assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("cannot be used with"));
+    }
+}
+
 #[test]
 fn ctrl_c_saves_the_finished_games_and_a_rerun_completes() {
     let dir_tmp = temp_dir("ctrl-c");
