@@ -246,36 +246,31 @@ fn run_chunk_with(
     chunk_passes::<false>(model, batch, objective, range, grads, buffers)
 }
 
-/// The same code compiled with AVX2 and FMA enabled, for 8-lane vectorization.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn run_chunk_avx2(
-    model: &Model,
-    batch: &Batch,
-    objective: &Objective,
-    range: std::ops::Range<usize>,
-    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
-    buffers: &mut ChunkBuffers,
-) -> f64 {
-    chunk_passes::<true>(model, batch, objective, range, grads, buffers)
+/// `chunk_passes` compiled for a CPU level: with AVX2 and FMA for 8-lane
+/// vectorization, or in 16-lane AVX-512 registers, where the element-wise
+/// loops (the feature transformer's row sums, the activations, the pairwise
+/// gradient) give the same bits at any width, and the reductions (`dot`,
+/// the output sums) keep their order, so the result is the AVX2 path's bit
+/// for bit.
+macro_rules! run_chunk_for {
+    ($name:ident, $features:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name(
+            model: &Model,
+            batch: &Batch,
+            objective: &Objective,
+            range: std::ops::Range<usize>,
+            grads: Option<(&mut [&mut [f32]], &mut [f32])>,
+            buffers: &mut ChunkBuffers,
+        ) -> f64 {
+            chunk_passes::<true>(model, batch, objective, range, grads, buffers)
+        }
+    };
 }
 
-/// The same code in 16-lane registers: the element-wise loops (the feature
-/// transformer's row sums, the activations, the pairwise gradient) give the
-/// same bits at any width, and the reductions (`dot`, the output sums) keep
-/// their order, so the result is the AVX2 path's bit for bit.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
-fn run_chunk_avx512(
-    model: &Model,
-    batch: &Batch,
-    objective: &Objective,
-    range: std::ops::Range<usize>,
-    grads: Option<(&mut [&mut [f32]], &mut [f32])>,
-    buffers: &mut ChunkBuffers,
-) -> f64 {
-    chunk_passes::<true>(model, batch, objective, range, grads, buffers)
-}
+run_chunk_for!(run_chunk_avx2, "avx2,fma");
+run_chunk_for!(run_chunk_avx512, "avx512f,avx512bw,avx2,fma");
 
 /// One thread's buffers for a chunk's passes, kept from chunk to chunk so
 /// that no batch allocates.
