@@ -758,3 +758,43 @@ fn a_campaign_resumes_on_a_machine_without_its_local_files() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not the file the campaign pinned"), "{out:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `campaign branch` ends a constant-rate trunk at its committed epoch: the
+/// trunk's epochs restored, then a share of them at the low rate, in a run
+/// folder of its own; the trunk itself goes on untouched.
+#[test]
+fn a_campaign_branches_into_a_low_rate_phase() {
+    let dir_tmp = temp_dir("branch");
+    let dir = dir_tmp.path().to_path_buf();
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    write_data(&dir.join("shared/games.txt"), 6_000);
+    let common = ["--data", "shared/games.txt", "--ft", "32", "--hidden", "8", "--batch", "256", "--lr", "2e-3"];
+    let mut start = vec!["campaign", "start", "camp", "--name", "b", "--durable", "shared", "--"];
+    start.extend(common);
+    start.extend(["--epochs", "6", "--schedule", "step", "--gamma", "1"]);
+    run(trainer_in(&dir, &start));
+    let out = trainer_in(&dir, &["campaign", "branch", "camp"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("resume it first"), "{out:?}");
+    run(trainer_in(&dir, &["campaign", "resume", "camp", "--stop-after", "2", "--threads", "2"]));
+
+    let out = run(trainer_in(&dir, &["campaign", "branch", "camp", "--share", "0.5", "--final-lr", "0.1"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("branch of campaign b at epoch 2"), "{text}");
+    // One more epoch (half of two), at a tenth of the trunk's rate.
+    assert!(!text.contains("epoch 2/3") && text.contains("epoch 3/3") && text.contains("lr 2.000e-4"), "{text}");
+    assert!(dir.join("runs/campaign-b-branch-e2/all_32x2-8-1.nnue").exists());
+    // The trunk goes on from its own epoch 2, at its own rate.
+    let out = run(trainer_in(&dir, &["campaign", "resume", "camp", "--stop-after", "1", "--threads", "2"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("epoch 3/6") && text.contains("lr 2.000e-3"), "{text}");
+
+    // A trunk whose rate falls (cosine) has no branch that ends where it stands.
+    std::fs::remove_dir_all(dir.join("camp")).unwrap();
+    let mut start = vec!["campaign", "start", "camp", "--name", "c", "--durable", "shared", "--"];
+    start.extend(common);
+    start.extend(["--epochs", "4", "--schedule", "cosine"]);
+    run(trainer_in(&dir, &start));
+    run(trainer_in(&dir, &["campaign", "resume", "camp", "--stop-after", "1", "--threads", "2"]));
+    let out = trainer_in(&dir, &["campaign", "branch", "camp"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("constant rate"), "{out:?}");
+}

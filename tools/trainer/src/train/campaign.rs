@@ -57,6 +57,13 @@ pub enum Action {
     /// restore the run folder's checkpoint, and after every epoch replace
     /// DIR/checkpoint.bin.zst and the manifest's progress (commit them).
     Resume(ResumeArgs),
+    /// A branch off the campaign's committed state: the trunk's epochs so
+    /// far, then a low-rate phase (a share of the samples seen so far, at
+    /// --final-lr of the rate), into its own run folder. The trunk must run
+    /// at a constant rate (`--schedule step --gamma 1`), so that a branch at
+    /// any point is the run that would have ended there: the points of a
+    /// length curve without a schedule's bias.
+    Branch(BranchArgs),
     /// The campaign's progress, and which inputs are present here.
     Status {
         /// The campaign's folder.
@@ -106,6 +113,25 @@ pub struct ResumeArgs {
     /// (a generator whose output order varies), record the new file and go
     /// on, instead of stopping. The run then differs from one that never
     /// lost the file.
+    #[arg(long)]
+    pub accept_remade: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BranchArgs {
+    /// The campaign's folder.
+    pub dir: PathBuf,
+    /// The low-rate phase's length, as a share of the samples the trunk has
+    /// seen (rounded up to whole epochs).
+    #[arg(long, default_value_t = 0.1)]
+    pub share: f64,
+    /// The low-rate phase's rate, as a fraction of the trunk's --lr.
+    #[arg(long, default_value_t = 0.1)]
+    pub final_lr: f32,
+    /// Worker threads (default: all cores); the result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// As for `resume`.
     #[arg(long)]
     pub accept_remade: bool,
 }
@@ -163,6 +189,7 @@ pub fn run(args: &CampaignArgs) -> Result<(), Error> {
     match &args.action {
         Action::Start(a) => start(a),
         Action::Resume(a) => resume(a),
+        Action::Branch(a) => branch(a),
         Action::Status { dir } => status(dir),
     }
 }
@@ -297,6 +324,63 @@ fn resume(a: &ResumeArgs) -> Result<(), Error> {
         Outcome::Stopped(epochs) => println!("campaign {} stopped after epoch {epochs}", manifest.name),
     }
     println!("commit {} to keep this state", a.dir.display());
+    Ok(())
+}
+
+fn branch(a: &BranchArgs) -> Result<(), Error> {
+    if !(a.share > 0.0 && a.share.is_finite()) || !(a.final_lr > 0.0 && a.final_lr.is_finite()) {
+        return Err("--share and --final-lr must be positive".into());
+    }
+    let manifest_path = a.dir.join(MANIFEST);
+    let mut manifest = Manifest::read(&manifest_path)?;
+    let (Some(record), Some(per_epoch)) = (manifest.progress.checkpoint.clone(), manifest.progress.samples_per_epoch)
+    else {
+        return Err(format!("campaign {} has no epoch committed yet: resume it first", manifest.name).into());
+    };
+    let trunk = trainer_args(&manifest.command, &manifest.run_dir, None)?;
+    if !matches!(trunk.schedule, crate::ScheduleArg::Step) || trunk.gamma != 1.0 || trunk.final_epochs > 0 {
+        return Err("a branch needs a trunk at a constant rate (--schedule step --gamma 1, no --final-epochs)".into());
+    }
+    if make_inputs(&mut manifest, a.accept_remade)? {
+        manifest.write(&manifest_path)?;
+    }
+    let at = record.epochs_done as u64;
+    let extra = (a.share * at as f64).ceil().max(1.0) as u64;
+    let folder = manifest.run_dir.file_name().map_or("campaign".into(), |n| n.to_string_lossy().into_owned());
+    let run_dir = manifest.run_dir.with_file_name(format!("{folder}-branch-e{at}"));
+    std::fs::create_dir_all(&run_dir)?;
+    // The trunk's state at the branch point, checked against the manifest;
+    // a branch folder that already has a checkpoint is that branch resumed.
+    let local = run_dir.join("checkpoint.bin");
+    if !local.exists() {
+        let path = a.dir.join(&record.file);
+        if hash_file(&path)? != (record.bytes, record.sha256.clone()) {
+            return Err(format!("{} does not match the manifest (committed out of step?)", path.display()).into());
+        }
+        write_atomically(&local, &decompress(&path)?)?;
+    }
+    let mut args = trainer_args(&manifest.command, &run_dir, a.threads)?;
+    args.samples = Some((at + extra) * per_epoch);
+    args.final_epochs = extra as usize;
+    args.final_lr = a.final_lr;
+    let description = format!(
+        "tessera-trainer {} --out {} --samples {} --final-epochs {extra} --final-lr {}",
+        shell_words(&manifest.command),
+        run_dir.display(),
+        (at + extra) * per_epoch,
+        a.final_lr
+    );
+    println!(
+        "branch of campaign {} at epoch {at} ({} samples seen): {extra} more epochs at {} of the rate, in {}",
+        manifest.name,
+        at * per_epoch,
+        a.final_lr,
+        run_dir.display()
+    );
+    match train::run_with(&args, Hooks { command: Some(description), ..Hooks::default() })? {
+        Outcome::Finished(net) => println!("branch at epoch {at} finished: {}", net.display()),
+        Outcome::Stopped(epochs) => println!("branch stopped after epoch {epochs}"),
+    }
     Ok(())
 }
 
