@@ -328,7 +328,7 @@ fn resume(a: &ResumeArgs) -> Result<(), Error> {
 }
 
 fn branch(a: &BranchArgs) -> Result<(), Error> {
-    if !(a.share > 0.0 && a.share.is_finite()) || !(a.final_lr > 0.0 && a.final_lr.is_finite()) {
+    if !(a.share > 0.0 && a.share.is_finite() && a.final_lr > 0.0 && a.final_lr.is_finite()) {
         return Err("--share and --final-lr must be positive".into());
     }
     let manifest_path = a.dir.join(MANIFEST);
