@@ -14,7 +14,7 @@
 #
 # usage: tournaments/refit-strength.sh NAME [GAMES] [TC] [SETTING...]
 #   GAMES    games per setting (default 150)     TC  time control (default 10+0.1)
-#   SETTING  Stockfish UCI_Elo levels (default 1500 2000 2400 2850; Stockfish's range is 1320-2850)
+#   SETTING  Stockfish UCI_Elo levels (default 1500 2000 2400 2850; Stockfish's range is 1350-2850)
 # env: as strength.sh (RUNNER, CUTECHESS, FASTCHESS, BOOK, CONCURRENCY); run it on a quiet machine.
 set -euo pipefail
 TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +29,7 @@ settings=("$@")
 [[ $games =~ ^[0-9]+$ && $games -ge 2 ]] || die "GAMES '$games': a whole number of 2 or more"
 top=0
 for s in "${settings[@]}"; do
-    [[ $s =~ ^[0-9]+$ && $s -ge 1320 && $s -le 2850 ]] || die "setting '$s': Stockfish's UCI_Elo runs 1320-2850"
+    [[ $s =~ ^[0-9]+$ && $s -ge 1350 && $s -le 2850 ]] || die "setting '$s': Stockfish's UCI_Elo runs 1350-2850"
     [ "$s" -gt "$top" ] && top=$s
 done
 fit=$TOURNAMENTS/strength_fit.py

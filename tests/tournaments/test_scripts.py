@@ -39,7 +39,9 @@ def run(args, env_extra=None, tools=False):
     return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
 
-@pytest.mark.parametrize("script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh", "stress.sh", "strength.sh"])
+@pytest.mark.parametrize(
+    "script", ["gauntlet.sh", "sprt.sh", "roundrobin.sh", "match.sh", "stress.sh", "strength.sh", "refit-strength.sh"]
+)
 def test_usage_without_arguments(script):
     out = run([str(T / script)])
     assert out.returncode == 2

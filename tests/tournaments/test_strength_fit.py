@@ -96,7 +96,7 @@ def test_check_passes_only_when_every_interval_holds_its_setting(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["x", "150", "10+0.1", "3000"], "1320-2850"),
+    (["x", "150", "10+0.1", "3000"], "1350-2850"),
     (["x", "one"], "GAMES"),
     (["bad name"], "NAME"),
 ])
