@@ -6,7 +6,8 @@
 #    (strength_fit.py probe) plays Stockfish at each setting's own UCI_Elo; every
 #    setting's level gets the rating it played at (results/NAME-levels.md).
 # 2. Fit: those points become src/search/strength.rs's table, and MAX_ELO the highest
-#    rating reached (strength_fit.py fit --write; review and commit the change).
+#    rating reached (strength_fit.py fit --write), and README.md's table and range with it
+#    (strength_fit.py readme); review and commit the change.
 # 3. Check: the engine rebuilt with the new table plays the same settings (those above
 #    the new MAX_ELO at MAX_ELO) against the same Stockfish levels (results/NAME.md);
 #    the command fails unless every setting's 95% interval holds it.
@@ -52,6 +53,8 @@ fi
 # The levels are read under the table the probe was built with, so a rerun refits the same.
 python3 "$fit" fit "$source" "$TOURNAMENTS/results/$name-levels.md" --played "$work/src/src/search/strength.rs" --write
 (cd "$ROOT" && cargo build --release -q)
+"$ROOT/target/release/tessera" strength-table > "$work/table.md"
+python3 "$fit" readme "$ROOT/README.md" "$work/table.md"
 max=$(sed -n 's/^pub const MAX_ELO: i64 = \([0-9]*\);/\1/p' "$source")
 
 # 3. The check, with the refitted engine.

@@ -13,6 +13,9 @@ from measurements: tournaments/refit-strength.sh runs it; usable alone.
                                             into SOURCE with --write
   strength_fit.py check RESULTS...          exit 1 unless every setting's 95% interval
                                             holds the setting
+  strength_fit.py readme README TABLE_FILE  README's strength table replaced by TABLE_FILE
+                                            (`tessera strength-table`'s output), and its
+                                            `UCI_Elo` range by the table's ends
 
 RESULTS are tournaments/strength.sh tables (`| UCI_Elo | measured Elo (95%) | … |`). A level
 is a point of the engine's handicap (0: 512 nodes, four lines, the most error; 1: 65,536
@@ -133,6 +136,19 @@ def write(source, table, max_elo, results):
     return re.sub(r"pub const MAX_ELO: i64 = \d+;", f"pub const MAX_ELO: i64 = {max_elo};", source)
 
 
+def readme(text, table):
+    """README's text with its strength table (the block that starts with the table's
+    header) replaced, and the `UCI_Elo` option's range set to the table's ends."""
+    header = table.splitlines()[0]
+    start = text.find(header)
+    if start < 0:
+        raise ValueError("no strength table in the README")
+    end = text.find("\n\n", start)
+    text = text[:start] + table.rstrip("\n") + text[end:]
+    elos = [int(line.split("|")[1]) for line in table.splitlines()[2:] if line.startswith("| ")]
+    return re.sub(r"(\| UCI_Elo \| spin )\d+–\d+", rf"\g<1>{elos[0]}–{elos[-1]}", text)
+
+
 def check(measured):
     """Lines saying, for each setting, whether its interval holds it; and whether all do."""
     lines, ok = [], True
@@ -156,6 +172,9 @@ def main(argv):
     f.add_argument("--write", action="store_true")
     c = sub.add_parser("check")
     c.add_argument("results", nargs="+")
+    r = sub.add_parser("readme")
+    r.add_argument("readme")
+    r.add_argument("table")
     a = parser.parse_args(argv)
     try:
         if a.action == "probe":
@@ -173,6 +192,9 @@ def main(argv):
             print(f"MAX_ELO {max_elo}")
             if a.write:
                 Path(a.source).write_text(write(source, table, max_elo, a.results))
+        elif a.action == "readme":
+            path = Path(a.readme)
+            path.write_text(readme(path.read_text(), Path(a.table).read_text()))
         else:
             lines, ok = check(read_results(a.results))
             print("\n".join(lines))

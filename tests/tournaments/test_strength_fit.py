@@ -104,3 +104,16 @@ def test_the_refit_refuses_bad_arguments(args, message):
     out = subprocess.run(["bash", str(ROOT / "tournaments/refit-strength.sh")] + args,
                          capture_output=True, text=True, cwd=ROOT, timeout=30)
     assert out.returncode != 0 and message in out.stderr
+
+
+def test_the_readme_takes_the_new_table_and_range(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    table = "| `UCI_Elo` | nodes a move | lines chosen among |\n|---|---|---|\n| 1320 | 2,245 | 4 |\n| 2700 | 9 | 1 |\n"
+    new = sf.readme(readme, table)
+    assert table.rstrip("\n") + "\n\n" in new and "| 2500 | 279,405 | 1 |" not in new
+    assert "| UCI_Elo | spin 1320–2700 |" in new
+    # Today's table in: the README unchanged.
+    today = subprocess.run([str(ROOT / "target" / "release" / "tessera"), "strength-table"], capture_output=True,
+                           text=True)
+    if today.returncode == 0:
+        assert sf.readme(readme, today.stdout) == readme
