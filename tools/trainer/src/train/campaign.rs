@@ -353,11 +353,7 @@ fn branch(a: &BranchArgs) -> Result<(), Error> {
     // a branch folder that already has a checkpoint is that branch resumed.
     let local = run_dir.join("checkpoint.bin");
     if !local.exists() {
-        let path = a.dir.join(&record.file);
-        if hash_file(&path)? != (record.bytes, record.sha256.clone()) {
-            return Err(format!("{} does not match the manifest (committed out of step?)", path.display()).into());
-        }
-        write_atomically(&local, &decompress(&path)?)?;
+        write_atomically(&local, &committed_checkpoint(&a.dir, &record)?)?;
     }
     let mut args = trainer_args(&manifest.command, &run_dir, a.threads)?;
     args.samples = Some((at + extra) * per_epoch);
@@ -544,22 +540,9 @@ fn restore_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<(), Error> 
     let local = std::fs::read(&local_path).ok().and_then(|b| Checkpoint::from_bytes(&b, AdamConfig::default()).ok());
     let committed = match &manifest.progress.checkpoint {
         Some(record) => {
-            let path = dir.join(&record.file);
-            let (bytes, sha256) =
-                hash_file(&path).map_err(|e| format!("the campaign's checkpoint {}: {e}", path.display()))?;
-            if (bytes, &sha256) != (record.bytes, &record.sha256) {
-                return Err(format!(
-                    "{} does not match the manifest (committed out of step?): {bytes} bytes, sha256 {sha256}, \
-                     the manifest says {} bytes, {}",
-                    path.display(),
-                    record.bytes,
-                    record.sha256
-                )
-                .into());
-            }
-            let raw = decompress(&path)?;
-            let c =
-                Checkpoint::from_bytes(&raw, AdamConfig::default()).map_err(|e| format!("{}: {e}", path.display()))?;
+            let raw = committed_checkpoint(dir, record)?;
+            let c = Checkpoint::from_bytes(&raw, AdamConfig::default())
+                .map_err(|e| format!("{}: {e}", dir.join(&record.file).display()))?;
             Some((c, raw))
         }
         None => None,
@@ -585,6 +568,25 @@ fn restore_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<(), Error> 
         _ => {}
     }
     Ok(())
+}
+
+/// The committed checkpoint's uncompressed bytes, once its size and SHA-256
+/// are the manifest's: a checkpoint committed out of step with its manifest
+/// would resume or branch from an epoch the manifest does not describe.
+fn committed_checkpoint(dir: &Path, record: &CheckpointFile) -> Result<Vec<u8>, Error> {
+    let path = dir.join(&record.file);
+    let (bytes, sha256) = hash_file(&path).map_err(|e| format!("the campaign's checkpoint {}: {e}", path.display()))?;
+    if (bytes, &sha256) != (record.bytes, &record.sha256) {
+        return Err(format!(
+            "{} does not match the manifest (committed out of step?): {bytes} bytes, sha256 {sha256}, \
+             the manifest says {} bytes, {}",
+            path.display(),
+            record.bytes,
+            record.sha256
+        )
+        .into());
+    }
+    decompress(&path)
 }
 
 /// Compresses a checkpoint into the campaign folder, replacing the last.
@@ -699,6 +701,26 @@ mod tests {
         std::fs::write(&path, serde_json::to_string(&Manifest { format: 9, ..m }).unwrap()).unwrap();
         assert!(Manifest::read(&path).unwrap_err().to_string().contains("format 9"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_committed_checkpoint_is_read_only_when_the_manifest_describes_it() {
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path();
+        let raw = b"checkpoint bytes".to_vec();
+        let compressed = zstd::encode_all(raw.as_slice(), ZSTD_LEVEL).unwrap();
+        std::fs::write(dir.join(CHECKPOINT), &compressed).unwrap();
+        let record = CheckpointFile {
+            file: CHECKPOINT.into(),
+            format: "TSCK test".into(),
+            epochs_done: 1,
+            bytes: compressed.len() as u64,
+            sha256: hex(&Sha256::digest(&compressed)),
+        };
+        assert_eq!(committed_checkpoint(dir, &record).unwrap(), raw);
+        let stale = CheckpointFile { sha256: hex(&Sha256::digest(b"another epoch")), ..record };
+        let error = committed_checkpoint(dir, &stale).unwrap_err().to_string();
+        assert!(error.contains("does not match the manifest"), "{error}");
     }
 
     #[test]
