@@ -103,7 +103,7 @@ pub struct StartArgs {
 pub struct ResumeArgs {
     /// The campaign's folder.
     pub dir: PathBuf,
-    /// Stop cleanly after this many epochs (the state committed-ready).
+    /// Stop cleanly after this many more epochs of this run (the state committed-ready).
     #[arg(long)]
     pub stop_after: Option<usize>,
     /// Worker threads (default: all cores); the result does not depend on it.
