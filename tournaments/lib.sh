@@ -164,7 +164,10 @@ run_games() { # PGN ARG…
     if [ "$kind" = fastchess ]; then
         [[ " $* " != *" proto=xboard "* ]] ||
             die "fastchess plays UCI engines only: fairymax, sjeng, gnuchess and phalanx need RUNNER=cutechess"
-        "$(find_fastchess)" "$@" -output format=cutechess -pgnout file="$pgn" 2>&1
+        # fastchess saves its state as config.json in the working folder unless
+        # told otherwise: beside the PGN, in work/, it stays out of the repository.
+        "$(find_fastchess)" "$@" -output format=cutechess -pgnout file="$pgn" \
+            -config outname="$pgn.fastchess.json" 2>&1
     else
         # cutechess-cli writes its warnings to stderr: they go with the result
         # lines into the caller's log (runner_warnings reads them there).

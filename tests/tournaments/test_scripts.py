@@ -123,6 +123,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         -pgnout) [[ $2 == file=* ]] || { echo "-pgnout without file=" >&2; exit 9; }; out=${2#file=} ;;
         -rounds) rounds=$2 ;;
+        -config) [[ $2 == outname=* ]] && config=${2#outname=} ;;
         ponder) echo "fastchess cannot ponder" >&2; exit 9 ;;
     esac
     shift
@@ -136,6 +137,8 @@ echo "Warning; Bestmove does not match beginning of last PV - move e2e4 from b"
 echo "Warning; Bestmove does not match beginning of last PV - move d2d4 from b"
 echo "Score of a vs b: $((rounds * 2)) - 0 - 0  [1.000] $((rounds * 2))"
 echo "Elo difference: inf +/- nan, LOS: 100.00 %, DrawRatio: 0.00 %"
+# fastchess saves its state as config.json in the working folder unless told where.
+echo '{}' > "${config:-config.json}"
 """
 
 
@@ -155,6 +158,11 @@ def test_fastchess_runs_a_match_with_its_own_options(tmp_path):
     assert "time forfeits 4 (" in table, table
     assert "| runner warnings | 2× Bestmove does not match beginning of last PV from b |" in table, table
     assert "| runner | fastchess fake 1.0 |" in table and "RUNNER=fastchess" in table
+    stray = ROOT / "config.json"
+    left_in_root = stray.exists()
+    stray.unlink(missing_ok=True)
+    assert not left_in_root, "fastchess's saved state landed in the repository's root"
+    assert list((tmp_path / "work").rglob("*.fastchess.json")), "fastchess's saved state is not beside its PGN"
     out = run([str(T / "match.sh"), "m2", "5+0.05", "4", "a=/bin/true", "b=/bin/true"], env_extra={**env, "PONDER": "1"})
     assert out.returncode != 0 and "fastchess does not ponder" in out.stderr
 
