@@ -3,7 +3,7 @@
 //! trained net is in `end_to_end.rs`.)
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
@@ -734,6 +734,12 @@ fn a_campaign_resumes_on_a_machine_without_its_local_files() {
     std::fs::remove_dir_all(dir.join("val")).unwrap();
     let out = run(trainer_in(&dir, &["campaign", "status", "camp"]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("missing (resume remakes it)"), "{out:?}");
+    // A reader that stops early (`campaign status camp | head -1`) is not a crash.
+    let mut status = trainer_in(&dir, &["campaign", "status", "camp"]);
+    let mut child = status.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "a closed stdout: {}", String::from_utf8_lossy(&out.stderr));
 
     // Resumed on the "new machine": remade, restored, the last two epochs only.
     let out = run(trainer_in(&dir, &["campaign", "resume", "camp", "--threads", "1"]));

@@ -381,16 +381,19 @@ fn branch(a: &BranchArgs) -> Result<(), Error> {
 }
 
 fn status(dir: &Path) -> Result<(), Error> {
+    use std::fmt::Write as _;
     let m = Manifest::read(&dir.join(MANIFEST))?;
     let p = &m.progress;
-    println!("campaign {} (started at commit {})", m.name, m.commit.as_deref().unwrap_or("unknown"));
-    println!(
+    let mut out = String::new();
+    writeln!(out, "campaign {} (started at commit {})", m.name, m.commit.as_deref().unwrap_or("unknown"))?;
+    writeln!(
+        out,
         "epochs {}/{}, {} samples seen{}",
         p.epochs_done,
         p.epochs.map_or("?".to_string(), |e| e.to_string()),
         p.samples_seen,
         p.validation_loss.map_or(String::new(), |l| format!(", validation loss {l:.6}"))
-    );
+    )?;
     for input in &m.inputs {
         let here = match std::fs::metadata(&input.path) {
             Ok(meta) if meta.len() == input.bytes => "present",
@@ -398,13 +401,23 @@ fn status(dir: &Path) -> Result<(), Error> {
             Err(_) if input.remake.is_some() => "missing (resume remakes it)",
             Err(_) => "MISSING (durable: restore it)",
         };
-        println!("{:<10} {} {} bytes: {here}", input.role, input.path.display(), input.bytes);
+        writeln!(out, "{:<10} {} {} bytes: {here}", input.role, input.path.display(), input.bytes)?;
     }
     match &p.net {
-        Some(net) => println!("finished: {}", net.display()),
-        None => println!("continue with: {}", m.resume),
+        Some(net) => writeln!(out, "finished: {}", net.display())?,
+        None => writeln!(out, "continue with: {}", m.resume)?,
     }
-    Ok(())
+    write_stdout(&out)
+}
+
+/// Writes a report to stdout; a reader that stopped early (`| head`) is not an error.
+fn write_stdout(text: &str) -> Result<(), Error> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 impl Manifest {
