@@ -8,7 +8,7 @@ mod train;
 
 use data::sources;
 use report::{charts, eval_net, read_speed, wdl_fit, weights};
-use train::campaign;
+use train::{average, campaign};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -263,6 +263,9 @@ pub enum Command {
     /// A long run whose state is committed with the repository, so that it
     /// resumes on another machine: `start`, `resume`, `status`.
     Campaign(campaign::CampaignArgs),
+    /// One net whose every weight is the weighted mean of several nets' of
+    /// one feature set and shape (nets fine-tuned from one common net).
+    Average(average::AverageArgs),
 }
 
 fn main() -> ExitCode {
@@ -277,6 +280,7 @@ fn main() -> ExitCode {
         Some(Command::EvalNet(e)) => eval_net::run(e),
         Some(Command::ReadSpeed(r)) => read_speed::run(r),
         Some(Command::Campaign(c)) => campaign::run(c),
+        Some(Command::Average(a)) => average::run(a),
         Some(Command::Formats) => {
             use tessera_data::formats::Format;
             for f in Format::ALL {

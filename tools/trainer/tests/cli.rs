@@ -804,3 +804,58 @@ fn a_campaign_branches_into_a_low_rate_phase() {
     let out = trainer_in(&dir, &["campaign", "branch", "camp"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("constant rate"), "{out:?}");
 }
+
+/// `average` writes the weighted mean of nets of one kind, weight by weight
+/// (as the engine stores them: the mean's rounding is the only change), and
+/// refuses nets of different kinds.
+#[test]
+fn average_writes_the_mean_of_nets_of_one_kind() {
+    let dir_tmp = temp_dir("average");
+    let dir = dir_tmp.path();
+    let fs: tessera::features::FeatureSet = "all".parse().unwrap();
+    let write = |name: &str, ft: usize, seed: u64| {
+        let path = dir.join(name);
+        let net = tessera::nnue::network::FloatNetwork::random(&fs, ft, 8, 0, seed);
+        std::fs::write(&path, net.quantize("test net").to_bytes()).unwrap();
+        path
+    };
+    let (a, b, other) = (write("a.nnue", 32, 1), write("b.nnue", 32, 2), write("c.nnue", 64, 3));
+    let average = |nets: &[&Path], extra: &[&str], out: &str| {
+        let mut cmd = Command::new(TRAINER);
+        cmd.arg("average").args(nets).args(extra).arg("--out").arg(dir.join(out));
+        cmd.output().unwrap()
+    };
+    let ok = |out: Output| assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    ok(average(&[&a, &a], &[], "aa.nnue"));
+    assert_eq!(tensors(&dir.join("aa.nnue")), tensors(&a), "the mean of a net and itself is that net");
+
+    ok(average(&[&a, &b], &[], "ab.nnue"));
+    ok(average(&[&a, &b], &["--weights", "3,1"], "ab31.nnue"));
+    let (ta, tb) = (tensors(&a), tensors(&b));
+    let (mean, mean31) = (tensors(&dir.join("ab.nnue")), tensors(&dir.join("ab31.nnue")));
+    let pairs = ta.ft_weights.iter().zip(&tb.ft_weights).zip(mean.ft_weights.iter().zip(&mean31.ft_weights));
+    let mut differ = 0;
+    for ((&x, &y), (&m, &m31)) in pairs {
+        let (x, y, m, m31) = (f64::from(x), f64::from(y), f64::from(m), f64::from(m31));
+        assert!((m - (x + y) / 2.0).abs() <= 0.5, "{x} {y} -> {m}");
+        assert!((m31 - (3.0 * x + y) / 4.0).abs() <= 0.5, "{x} {y} -> {m31} at 3:1");
+        differ += usize::from(x != y);
+    }
+    assert!(differ > 0, "two random nets differ");
+    let hidden = ta.hidden_weights.iter().zip(&tb.hidden_weights).zip(&mean.hidden_weights);
+    for ((&x, &y), &m) in hidden {
+        assert!((f64::from(m) - (f64::from(x) + f64::from(y)) / 2.0).abs() <= 0.5, "{x} {y} -> {m}");
+    }
+
+    let refused = |out: Output, why: &str| {
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{stderr}");
+    };
+    refused(average(&[&a, &other], &[], "x.nnue"), "only nets of one kind");
+    refused(average(&[&a, &b], &["--weights", "1"], "x.nnue"), "--weights has 1 values for 2 nets");
+    refused(average(&[&a, &b], &["--weights", "1,-1"], "x.nnue"), "positive");
+    refused(average(&[&a, &dir.join("missing.nnue")], &[], "x.nnue"), "missing.nnue");
+    assert!(!dir.join("x.nnue").exists());
+}

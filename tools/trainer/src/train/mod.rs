@@ -1,6 +1,7 @@
 //! Training: the float network and its passes, the loss, the optimiser,
 //! batches, the checkpoint and its campaign, and the run that ties them.
 
+pub mod average;
 pub mod batch;
 pub mod campaign;
 pub mod checkpoint;

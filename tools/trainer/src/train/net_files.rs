@@ -35,7 +35,7 @@ pub fn starting_net(path: &Path, fs: &FeatureSet, shape: Shape) -> Result<(Float
 
 /// A net file's bytes, decompressed if it is a zstd frame (`option` names
 /// the command-line option in errors).
-fn read_net(option: &str, path: &Path) -> Result<Vec<u8>, Error> {
+pub fn read_net(option: &str, path: &Path) -> Result<Vec<u8>, Error> {
     let read = std::fs::read(path).map_err(|e| format!("{option}: cannot read {}: {e}", path.display()))?;
     if read.starts_with(ZSTD_MAGIC) {
         Ok(zstd::decode_all(read.as_slice()).map_err(|e| format!("{option}: {}: bad zstd: {e}", path.display()))?)
