@@ -36,6 +36,9 @@ done
 fit=$TOURNAMENTS/strength_fit.py
 source=$ROOT/src/search/strength.rs
 work=$TOURNAMENTS/work/$name-probe
+# Engines are named relative to the checkout, so result files name no path of this machine.
+cd "$ROOT"
+probe=tournaments/work/$name-probe/release/tessera
 pairs() { for s in "$@"; do echo "$s:stockfish@$s"; done; }
 
 # 1. The levels, with the probe build.
@@ -47,7 +50,7 @@ if [ ! -f "$work/release/tessera" ]; then
     python3 "$fit" probe "$source" "$top" > "$work/src/src/search/strength.rs"
     (cd "$work/src" && CARGO_TARGET_DIR=$work cargo build --release -q)
 fi
-"$TOURNAMENTS/strength.sh" "$name-levels" "$tc" "$games" "probe=$work/release/tessera" $(pairs "${settings[@]}")
+"$TOURNAMENTS/strength.sh" "$name-levels" "$tc" "$games" "probe=$probe" $(pairs "${settings[@]}")
 
 # 2. The fit, written into the source.
 # The levels are read under the table the probe was built with, so a rerun refits the same.
@@ -60,5 +63,5 @@ max=$(sed -n 's/^pub const MAX_ELO: i64 = \([0-9]*\);/\1/p' "$source")
 # 3. The check, with the refitted engine.
 checks=()
 for s in "${settings[@]}"; do checks+=("$(( s > max ? max : s )):stockfish@$s"); done
-"$TOURNAMENTS/strength.sh" "$name" "$tc" "$games" "tessera=$ROOT/target/release/tessera" "${checks[@]}"
+"$TOURNAMENTS/strength.sh" "$name" "$tc" "$games" "tessera=target/release/tessera" "${checks[@]}"
 python3 "$fit" check "$TOURNAMENTS/results/$name.md"
