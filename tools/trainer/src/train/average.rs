@@ -34,10 +34,24 @@ pub fn run(args: &AverageArgs) -> Result<(), Error> {
     for path in &args.nets {
         let bytes = read_net("average", path)?;
         let file = NetFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(first) =
+            nets.first().filter(|f: &&FloatNetwork| f.features != file.features || f.shape != file.shape)
+        {
+            return Err(format!(
+                "{} is a '{}' {} net, {} a '{}' {} net: only nets of one kind have a mean",
+                path.display(),
+                file.features,
+                file.shape.short_name(),
+                args.nets[0].display(),
+                first.features,
+                first.shape.short_name()
+            )
+            .into());
+        }
         names.push(format!("{} ({})", file_name(path), NetFile::content_hash(&bytes)));
         nets.push(FloatNetwork::dequantize(&file));
     }
-    let mean = mean_network(&nets, &weights).map_err(|e| format!("{e}: {}", args.nets[0].display()))?;
+    let mean = mean_network(&nets, &weights);
     let shares: Vec<String> = weights.iter().map(|w| format!("{w:.3}")).collect();
     let description = format!("mean of {} with weights {}", names.join(", "), shares.join(", "));
     let bytes = mean.quantize(&description).to_bytes();
@@ -67,20 +81,8 @@ fn normalised_weights(given: &[f64], nets: usize) -> Result<Vec<f64>, Error> {
 }
 
 /// The weighted mean of nets of one feature set and shape, tensor by tensor.
-pub fn mean_network(nets: &[FloatNetwork], weights: &[f64]) -> Result<FloatNetwork, String> {
+fn mean_network(nets: &[FloatNetwork], weights: &[f64]) -> FloatNetwork {
     let first = &nets[0];
-    for (i, net) in nets.iter().enumerate().skip(1) {
-        if net.features != first.features || net.shape != first.shape {
-            return Err(format!(
-                "net {} is a '{}' {} net, the first a '{}' {} net: only nets of one kind have a mean",
-                i + 1,
-                net.features,
-                net.shape.short_name(),
-                first.features,
-                first.shape.short_name()
-            ));
-        }
-    }
     let mean = |tensor: fn(&FloatNetwork) -> &Vec<f32>| -> Vec<f32> {
         let mut out = vec![0.0f64; tensor(first).len()];
         for (net, &w) in nets.iter().zip(weights) {
@@ -90,7 +92,7 @@ pub fn mean_network(nets: &[FloatNetwork], weights: &[f64]) -> Result<FloatNetwo
         }
         out.into_iter().map(|x| x as f32).collect()
     };
-    Ok(FloatNetwork {
+    FloatNetwork {
         features: first.features.clone(),
         shape: first.shape,
         ft_bias: mean(|n| &n.ft_bias),
@@ -101,5 +103,5 @@ pub fn mean_network(nets: &[FloatNetwork], weights: &[f64]) -> Result<FloatNetwo
         hidden2_weights: mean(|n| &n.hidden2_weights),
         output_bias: mean(|n| &n.output_bias),
         output_weights: mean(|n| &n.output_weights),
-    })
+    }
 }
