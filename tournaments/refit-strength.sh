@@ -22,6 +22,7 @@ TOURNAMENTS=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$TOURNAMENTS/.." && pwd)
 die() { echo "error: $*" >&2; exit 1; }
 [ $# -ge 1 ] || { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+command="${RUNNER:+RUNNER=$RUNNER }tournaments/refit-strength.sh $*"
 name=$1 games=${2:-150} tc=${3:-10+0.1}
 shift $(( $# < 3 ? $# : 3 ))
 settings=("$@")
@@ -40,6 +41,8 @@ work=$TOURNAMENTS/work/$name-probe
 cd "$ROOT"
 probe=tournaments/work/$name-probe/release/tessera
 pairs() { for s in "$@"; do echo "$s:stockfish@$s"; done; }
+# strength.sh rewrites a result file whole: the line saying which engine played goes back after it.
+says() { printf '\n%s\n' "$2" >> "$1"; }
 
 # 1. The levels, with the probe build.
 if [ ! -f "$work/release/tessera" ]; then
@@ -51,6 +54,7 @@ if [ ! -f "$work/release/tessera" ]; then
     (cd "$work/src" && CARGO_TARGET_DIR=$work cargo build --release -q)
 fi
 "$TOURNAMENTS/strength.sh" "$name-levels" "$tc" "$games" "probe=$probe" $(pairs "${settings[@]}")
+says "$TOURNAMENTS/results/$name-levels.md" "The probe engine is step 1 of \`$command\`: this checkout built with its calibration table extended to the highest setting."
 
 # 2. The fit, written into the source.
 # The levels are read under the table the probe was built with, so a rerun refits the same.
@@ -64,4 +68,5 @@ max=$(sed -n 's/^pub const MAX_ELO: i64 = \([0-9]*\);/\1/p' "$source")
 checks=()
 for s in "${settings[@]}"; do checks+=("$(( s > max ? max : s )):stockfish@$s"); done
 "$TOURNAMENTS/strength.sh" "$name" "$tc" "$games" "tessera=target/release/tessera" "${checks[@]}"
+says "$TOURNAMENTS/results/$name.md" "The engine is step 3 of \`$command\`: this checkout built with the table refitted from \`$name-levels.md\` (the table committed with this file)."
 python3 "$fit" check "$TOURNAMENTS/results/$name.md"

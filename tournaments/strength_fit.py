@@ -114,7 +114,8 @@ def fit(rows, lo, hi, measured):
     if table[0][0] > lo:
         # The bottom of the range stays in the table: the played table's lowest row.
         table = [rows[0]] + table
-    return table, int(new[-1][0])
+    # Rounded, not cut: a pooled rating of 2883.0 may come out as 2882.9999….
+    return table, round(new[-1][0])
 
 
 def rust_rows(table):
@@ -129,6 +130,8 @@ def write(source, table, max_elo, results):
         "/// Refitted by tournaments/refit-strength.sh from the measurements in\n"
         f"/// {names}: each measured level at the rating it played\n"
         "/// at against Stockfish's own UCI_Elo levels, pooled to rise with the level.\n"
+        # One row a line, as this script reads and writes them (rustfmt would join them).
+        "#[rustfmt::skip]\n"
     )
     start = source.index("/// (Elo, λ) rows")
     source = source[:start] + comment + source[source.index("const CALIBRATION"):]

@@ -28,16 +28,22 @@ def test_the_source_table_reads_as_the_engine_maps_it():
     assert lo < hi and rows[0][0] <= lo and rows[-1][0] >= hi
     # The engine's test points: the ends clamp, the rows are exact.
     assert sf.level_for(lo - 500, rows, lo, hi) == sf.level_for(lo, rows, lo, hi)
-    assert sf.level_for(2000, rows, lo, hi) == pytest.approx(1.0)
+    assert sf.level_for(hi + 500, rows, lo, hi) == sf.level_for(hi, rows, lo, hi)
+    for elo, level in rows:
+        if lo <= elo <= hi:
+            assert sf.level_for(elo, rows, lo, hi) == pytest.approx(level)
 
 
 def test_a_probe_keeps_the_mapping_below_the_range_top_and_reaches_the_highest_level():
     rows, lo, hi = sf.read_table(SOURCE)
-    probe, top = sf.probe_table(rows, hi, 2850)
-    assert top == 2850 and probe[-1] == (2850.0, sf.MAX_LEVEL)
+    # Above today's range, whatever it is (the probe only ever extends it).
+    probe, top = sf.probe_table(rows, hi, hi + 300)
+    assert top == hi + 300 and probe[-1] == (float(hi + 300), sf.MAX_LEVEL)
     for elo in range(lo, hi + 1, 37):
         assert sf.level_for(elo, probe, lo, top) == pytest.approx(sf.level_for(elo, rows, lo, hi))
-    assert sf.level_for(2700, probe, lo, top) > sf.level_for(hi, rows, lo, hi)
+    assert sf.level_for(top, probe, lo, top) == sf.MAX_LEVEL
+    assert sf.level_for(hi + 200, probe, lo, top) >= sf.level_for(hi, rows, lo, hi)
+    assert sf.probe_table(rows, hi, hi - 100) == (rows, hi)
 
 
 def test_each_level_goes_to_the_rating_it_played_at(tmp_path):
@@ -64,18 +70,22 @@ def test_ratings_out_of_order_are_pooled(tmp_path):
 def test_the_fit_written_into_the_source_reads_back(tmp_path):
     source = tmp_path / "strength.rs"
     source.write_text(SOURCE)
-    res = results(tmp_path, "refit-x-levels", [(1500, 1550, 80), (2000, 2080, 80), (2850, 2900, 80)])
+    _, _, hi = sf.read_table(SOURCE)
+    top = hi + 300
+    res = results(tmp_path, "refit-x-levels", [(1500, 1550, 80), (2000, 2080, 80), (top, top + 50, 80)])
     probe = tmp_path / "probe.rs"
     probe.write_text(subprocess.run(
-        [sys.executable, str(ROOT / "tournaments/strength_fit.py"), "probe", str(source), "2850"],
+        [sys.executable, str(ROOT / "tournaments/strength_fit.py"), "probe", str(source), str(top)],
         capture_output=True, text=True, check=True).stdout)
     done = subprocess.run([sys.executable, str(ROOT / "tournaments/strength_fit.py"), "fit", str(source), str(res),
                            "--played", str(probe), "--write"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     text = source.read_text()
     rows, lo, hi = sf.read_table(text)
-    assert hi == 2900 and rows[-1] == (2900.0, pytest.approx(sf.MAX_LEVEL))
+    assert hi == top + 50 and rows[-1] == (float(top + 50), pytest.approx(sf.MAX_LEVEL))
     assert "tournaments/results/refit-x-levels.md" in text
+    # rustfmt leaves the rows one a line, as the script reads them.
+    assert text.count("#[rustfmt::skip]\nconst CALIBRATION") == 1
     # Twice, from the same probe: the same source (a rerun of the refit changes nothing).
     subprocess.run([sys.executable, str(ROOT / "tournaments/strength_fit.py"), "fit", str(source), str(res),
                     "--played", str(probe), "--write"], check=True, capture_output=True)
