@@ -54,7 +54,10 @@ if [ ! -f "$work/release/tessera" ]; then
     (cd "$work/src" && CARGO_TARGET_DIR=$work cargo build --release -q)
 fi
 "$TOURNAMENTS/strength.sh" "$name-levels" "$tc" "$games" "probe=$probe" $(pairs "${settings[@]}")
-says "$TOURNAMENTS/results/$name-levels.md" "The probe engine is step 1 of \`$command\`: this checkout built with its calibration table extended to the highest setting."
+# The probe is a build of this command's, not a path a reader has: the file names the command.
+levels=$TOURNAMENTS/results/$name-levels.md
+sed -i -e "s#(\`probe=$probe\`)#(this checkout with its calibration table extended to the highest setting, built by step 1 of the command below)#" \
+    -e "s#^Command: .*#Command: \`$command\`#" "$levels"
 
 # 2. The fit, written into the source.
 # The levels are read under the table the probe was built with, so a rerun refits the same.

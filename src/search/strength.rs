@@ -23,13 +23,13 @@
 //! matches against Stockfish limited to known Elo levels and refitted for
 //! every default net by tournaments/refit-strength.sh (the measurements are
 //! named above the table), so the number a user sets is the rating the
-//! engine played at. The node
-//! budget also makes a limited engine's strength nearly independent of the
-//! time control and of the machine, which a time-based handicap is not, as
-//! long as the clock allows the budget: on a machine of about a million
-//! nodes a second, 10+0.1 allows the budgets up to about a quarter of a
-//! million nodes; the highest settings ask for more, so there the clock
-//! binds and the rating holds for the time control it was measured at.
+//! engine played at. The node budget also makes a limited engine's strength
+//! nearly independent of the time control and of the machine, which a
+//! time-based handicap is not, as long as the clock allows the budget: on a
+//! machine of about a million nodes a second, 10+0.1 allows the budgets up
+//! to about a quarter of a million nodes; the highest settings ask for more,
+//! so there the clock binds and the rating holds for the time control it was
+//! measured at.
 
 use shakmaty::Move;
 
