@@ -26,8 +26,44 @@ fn progress_path(output: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// (samples done, output bytes) of an earlier run, if any.
-fn read_progress(output: &Path) -> Result<Option<(usize, u64)>, String> {
+/// What a run's items are, as its progress file records them: a run
+/// resumed with another kind of item would misread the count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Self-play games.
+    Games,
+    /// Positions, each labelled alone.
+    Positions,
+    /// The positions of a game, labelled in order by one labeller.
+    GamesOfPositions,
+}
+
+impl Unit {
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Games => "games",
+            Unit::Positions => "positions",
+            Unit::GamesOfPositions => "games-of-positions",
+        }
+    }
+
+    /// Progress files written before units were recorded counted self-play
+    /// games or single positions: their runs resume as before.
+    fn resumes_unmarked(self) -> bool {
+        self != Unit::GamesOfPositions
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Unit::Games => "playing self-play games",
+            Unit::Positions => "labelling positions one at a time",
+            Unit::GamesOfPositions => "labelling positions a game at a time (--keep-hash)",
+        }
+    }
+}
+
+/// (items done, output bytes) of an earlier run, if any.
+fn read_progress(output: &Path, unit: Unit) -> Result<Option<(usize, u64)>, String> {
     let path = progress_path(output);
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
     let mut words = text.split_whitespace();
@@ -38,13 +74,33 @@ fn read_progress(output: &Path) -> Result<Option<(usize, u64)>, String> {
     let bad = |_| format!("{}: damaged progress file; remove it to start over", path.display());
     let done = number("done").map_err(bad)?;
     let bytes = number("bytes").map_err(bad)?;
+    let counted = match (words.next(), words.next()) {
+        (Some("unit"), Some(name)) => Some(name),
+        (None, _) => None,
+        _ => return Err(bad(String::new())),
+    };
+    let same = match counted {
+        Some(name) => name == unit.name(),
+        None => unit.resumes_unmarked(),
+    };
+    if !same {
+        let earlier = [Unit::Games, Unit::Positions, Unit::GamesOfPositions]
+            .into_iter()
+            .find(|u| Some(u.name()) == counted)
+            .map_or("with items of another kind", |u| u.what());
+        return Err(format!(
+            "{} was begun {earlier}; this run is {}: resume it as it was begun, or choose another output",
+            output.display(),
+            unit.what()
+        ));
+    }
     Ok(Some((done as usize, bytes)))
 }
 
-fn write_progress(output: &Path, done: usize, bytes: u64) -> Result<(), String> {
+fn write_progress(output: &Path, done: usize, bytes: u64, unit: Unit) -> Result<(), String> {
     let path = progress_path(output);
     let tmp = path.with_extension("progress.tmp");
-    std::fs::write(&tmp, format!("done {done}\nbytes {bytes}\n")).map_err(|e| e.to_string())?;
+    std::fs::write(&tmp, format!("done {done}\nbytes {bytes}\nunit {}\n", unit.name())).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, &path).map_err(|e| e.to_string())
 }
 
@@ -127,6 +183,7 @@ impl Progress {
 /// in hand are finished and saved.
 pub fn produce_into<W: Send>(
     items: usize,
+    unit: Unit,
     workers: &mut [W],
     output: &Path,
     chunk: usize,
@@ -135,7 +192,7 @@ pub fn produce_into<W: Send>(
     let mut outcome = Outcome::default();
     // Held until the run ends; the system drops it with the process.
     let only_writer = lock_output(output)?;
-    let start = match read_progress(output)? {
+    let start = match read_progress(output, unit)? {
         Some((done, bytes)) => {
             only_writer.set_len(bytes).map_err(|e| e.to_string())?;
             done.min(items)
@@ -170,7 +227,7 @@ pub fn produce_into<W: Send>(
     let mut save = |writer: &mut Box<dyn EntryWriter>, done: usize, outcome: &Outcome| -> Result<(), String> {
         writer.sync()?;
         let bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
-        write_progress(output, done, bytes)?;
+        write_progress(output, done, bytes, unit)?;
         progress.update(done, items, outcome.written);
         Ok(())
     };
@@ -258,27 +315,60 @@ pub fn produce_into<W: Send>(
     Ok(outcome)
 }
 
+/// How samples are dealt to the labellers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dealing<'a> {
+    /// One at a time: each label depends on its position alone.
+    Positions,
+    /// A game at a time, `starts` holding the index of each game's first
+    /// sample (ascending, the first 0): the labeller is told of each game
+    /// before its positions and labels them in order, so a labeller that keeps
+    /// its table between a game's positions gives labels that depend on that
+    /// game alone, whichever worker takes it.
+    Games { starts: &'a [usize] },
+}
+
 /// Labels `samples` with one labeller per worker and appends the kept ones
 /// to `output` in sample order (the same output whatever the worker count).
 pub fn label_into(
     samples: &[Listed],
+    dealing: Dealing,
     labellers: &mut [Box<dyn Labeller>],
     filter: Filter,
     output: &Path,
     chunk: usize,
 ) -> Result<Outcome, String> {
-    produce_into(samples.len(), labellers, output, chunk, |labeller, i| {
-        let s = &samples[i];
+    let one = |labeller: &mut Box<dyn Labeller>, s: &Listed| -> Result<Option<Entry>, String> {
         let label = labeller.label(&s.pos)?;
-        Ok(kept_score(&filter, &s.pos, &label)
-            .map(|score| {
-                let white = if s.pos.turn() == Color::White { score } else { -score };
-                let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
-                Record { pos: s.pos.clone(), score, result: s.result }.into()
+        Ok(kept_score(&filter, &s.pos, &label).map(|score| {
+            let white = if s.pos.turn() == Color::White { score } else { -score };
+            let score = white.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
+            Record { pos: s.pos.clone(), score, result: s.result }.into()
+        }))
+    };
+    match dealing {
+        Dealing::Positions => produce_into(samples.len(), Unit::Positions, labellers, output, chunk, |labeller, i| {
+            Ok(one(labeller, &samples[i])?.into_iter().collect())
+        }),
+        Dealing::Games { starts } => {
+            if starts.is_empty() != samples.is_empty()
+                || starts.first().is_some_and(|&s| s != 0)
+                || starts.windows(2).any(|w| w[0] >= w[1])
+                || starts.last().is_some_and(|&s| s >= samples.len())
+            {
+                return Err("the games' first samples are out of order".into());
+            }
+            produce_into(starts.len(), Unit::GamesOfPositions, labellers, output, chunk, |labeller, g| {
+                let end = starts.get(g + 1).copied().unwrap_or(samples.len());
+                labeller.new_game()?;
+                let mut kept = Vec::new();
+                for s in &samples[starts[g]..end] {
+                    kept.extend(one(labeller, s)?);
+                }
+                Ok(kept)
             })
-            .into_iter()
-            .collect())
-    })
+        }
+    }
 }
 
 /// The score a labelled position is kept with: none where the labeller gave
@@ -345,23 +435,28 @@ mod tests {
         let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let whole = dir.join("whole.bin");
-        let outcome = label_into(&samples, &mut labellers(3, None), Filter::default(), &whole, 4).unwrap();
+        let outcome =
+            label_into(&samples, Dealing::Positions, &mut labellers(3, None), Filter::default(), &whole, 4).unwrap();
         assert_eq!(outcome.labelled, 200);
         assert!(outcome.written < 200, "mates (here: one fake score) are dropped");
 
         let broken = dir.join("broken.bin");
-        let err = label_into(&samples, &mut labellers(2, Some(30)), Filter::default(), &broken, 4).unwrap_err();
+        let err = label_into(&samples, Dealing::Positions, &mut labellers(2, Some(30)), Filter::default(), &broken, 4)
+            .unwrap_err();
         assert!(err.contains("engine died"));
         // A kill during the next write leaves a torn record; the rerun cuts it.
         let mut f = std::fs::OpenOptions::new().append(true).open(&broken).unwrap();
         std::io::Write::write_all(&mut f, &[1, 2, 3]).unwrap();
-        let outcome = label_into(&samples, &mut labellers(1, None), Filter::default(), &broken, 4).unwrap();
+        let outcome =
+            label_into(&samples, Dealing::Positions, &mut labellers(1, None), Filter::default(), &broken, 4).unwrap();
         assert!(outcome.resumed_from > 0 && outcome.resumed_from < 200, "{outcome:?}");
         assert_eq!(std::fs::read(&broken).unwrap(), std::fs::read(&whole).unwrap());
 
         // Without its progress file an existing output is not touched.
         std::fs::remove_file(progress_path(&whole)).unwrap();
-        assert!(label_into(&samples, &mut labellers(1, None), Filter::default(), &whole, 4).is_err());
+        assert!(
+            label_into(&samples, Dealing::Positions, &mut labellers(1, None), Filter::default(), &whole, 4).is_err()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -371,19 +466,25 @@ mod tests {
         let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
-        let first = produce_into(10, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
+        let first =
+            produce_into(10, Unit::Positions, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()]))
+                .unwrap();
         assert_eq!(first.written, 10);
         let before = std::fs::read(&output).unwrap();
         // A run still writing holds the lock (as a separate open would).
         let running = std::fs::OpenOptions::new().write(true).open(&output).unwrap();
         running.lock().unwrap();
-        let err = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap_err();
+        let err =
+            produce_into(20, Unit::Positions, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()]))
+                .unwrap_err();
         assert!(err.contains("another run"), "{err}");
         assert_eq!(std::fs::read(&output).unwrap(), before, "the file untouched");
-        assert_eq!(read_progress(&output).unwrap(), Some((10, 10 * 32)));
+        assert_eq!(read_progress(&output, Unit::Positions).unwrap(), Some((10, 10 * 32)));
         // Once that run ends the resume goes on.
         drop(running);
-        let resumed = produce_into(20, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()])).unwrap();
+        let resumed =
+            produce_into(20, Unit::Positions, &mut [()], &output, 1, |_, i| Ok(vec![numbered(&samples, i).into()]))
+                .unwrap();
         assert_eq!((resumed.resumed_from, resumed.written), (10, 10));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -398,7 +499,7 @@ mod tests {
         let items = 20;
         let others_done = AtomicUsize::new(0);
         let output = dir.join("out.bin");
-        let outcome = produce_into(items, &mut [(), ()], &output, 1, |_, i| {
+        let outcome = produce_into(items, Unit::Positions, &mut [(), ()], &output, 1, |_, i| {
             if i == 0 {
                 let waited = Instant::now();
                 while others_done.load(Ordering::SeqCst) < items - 1 {
@@ -424,14 +525,144 @@ mod tests {
         let dir = dir_tmp.path().to_path_buf();
         let samples = samples();
         let output = dir.join("out.bin");
-        let err = produce_into(40, &mut [(), (), ()], &output, 1, |_, i| {
+        let err = produce_into(40, Unit::Positions, &mut [(), (), ()], &output, 1, |_, i| {
             assert!(i != 7, "a bug at item 7");
             Ok(vec![numbered(&samples, i).into()])
         })
         .unwrap_err();
         assert!(err.contains("item 7") && err.contains("panicked"), "{err}");
-        assert_eq!(read_progress(&output).unwrap(), Some((7, 7 * 32)));
+        assert_eq!(read_progress(&output, Unit::Positions).unwrap(), Some((7, 7 * 32)));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Keeps a table between positions, like an engine's hash: a label
+    /// depends on what the labeller saw since it was last told of a game.
+    struct Remembering {
+        seen_since_game: i32,
+    }
+
+    impl Labeller for Remembering {
+        fn label(&mut self, pos: &Chess) -> Result<Label, String> {
+            self.seen_since_game += 1;
+            Ok(Label { score: Some(self.seen_since_game * 1000 + pos.fullmoves().get() as i32), best: None })
+        }
+
+        fn new_game(&mut self) -> Result<(), String> {
+            self.seen_since_game = 0;
+            Ok(())
+        }
+    }
+
+    fn remembering(n: usize) -> Vec<Box<dyn Labeller>> {
+        (0..n).map(|_| Box::new(Remembering { seen_since_game: 0 }) as Box<dyn Labeller>).collect()
+    }
+
+    fn scores(path: &Path) -> Vec<i16> {
+        let mut scores = Vec::new();
+        tessera_data::store::read_records(path, |r| scores.push(r.score)).unwrap();
+        scores
+    }
+
+    #[test]
+    fn games_dealt_whole_give_the_same_labels_whatever_the_workers_and_resume() {
+        let dir_tmp = fresh_dir("games-");
+        let dir = dir_tmp.path();
+        let samples = samples();
+        let starts: Vec<usize> = (0..samples.len()).step_by(7).collect();
+        let games = Dealing::Games { starts: &starts };
+        let one = dir.join("one.bin");
+        let outcome = label_into(&samples, games, &mut remembering(1), Filter::default(), &one, 2).unwrap();
+        assert_eq!((outcome.labelled, outcome.written), (starts.len(), samples.len()));
+        let three = dir.join("three.bin");
+        label_into(&samples, games, &mut remembering(3), Filter::default(), &three, 2).unwrap();
+        assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&three).unwrap());
+        // Each game's positions labelled in order by one labeller, told of the game first.
+        let seen: Vec<i16> = scores(&one).iter().map(|s| s.abs() / 1000).collect();
+        let expected: Vec<i16> = (0..samples.len()).map(|i| (i % 7) as i16 + 1).collect();
+        assert_eq!(seen, expected);
+
+        // Stopped after some games, resumed by another number of workers.
+        let resumed = dir.join("resumed.bin");
+        let partial = &samples[..starts[10]];
+        label_into(
+            partial,
+            Dealing::Games { starts: &starts[..10] },
+            &mut remembering(2),
+            Filter::default(),
+            &resumed,
+            2,
+        )
+        .unwrap();
+        let outcome = label_into(&samples, games, &mut remembering(3), Filter::default(), &resumed, 2).unwrap();
+        assert_eq!(outcome.resumed_from, 10);
+        assert_eq!(std::fs::read(&resumed).unwrap(), std::fs::read(&one).unwrap());
+
+        let bad = [0, 9, 5];
+        let err = label_into(
+            &samples,
+            Dealing::Games { starts: &bad },
+            &mut remembering(1),
+            Filter::default(),
+            &dir.join("bad.bin"),
+            2,
+        )
+        .unwrap_err();
+        assert!(err.contains("out of order"), "{err}");
+    }
+
+    #[test]
+    fn a_run_resumes_only_with_the_items_it_was_begun_with() {
+        let dir_tmp = fresh_dir("unit-");
+        let dir = dir_tmp.path();
+        let samples = samples();
+        let starts: Vec<usize> = (0..samples.len()).step_by(7).collect();
+        let by_position = dir.join("positions.bin");
+        label_into(&samples[..50], Dealing::Positions, &mut labellers(1, None), Filter::default(), &by_position, 4)
+            .unwrap();
+        let err = label_into(
+            &samples,
+            Dealing::Games { starts: &starts },
+            &mut remembering(1),
+            Filter::default(),
+            &by_position,
+            4,
+        )
+        .unwrap_err();
+        assert!(err.contains("one at a time") && err.contains("--keep-hash"), "{err}");
+        let by_game = dir.join("games.bin");
+        label_into(
+            &samples[..49],
+            Dealing::Games { starts: &starts[..7] },
+            &mut remembering(1),
+            Filter::default(),
+            &by_game,
+            4,
+        )
+        .unwrap();
+        let err = label_into(&samples, Dealing::Positions, &mut labellers(1, None), Filter::default(), &by_game, 4)
+            .unwrap_err();
+        assert!(err.contains("a game at a time"), "{err}");
+
+        // A progress file from before units were recorded counted positions
+        // (or self-play games): such a run resumes as it was begun, and only so.
+        let text = std::fs::read_to_string(progress_path(&by_position)).unwrap();
+        let unmarked: String = text.lines().filter(|l| !l.starts_with("unit")).map(|l| format!("{l}\n")).collect();
+        std::fs::write(progress_path(&by_position), unmarked).unwrap();
+        assert!(
+            label_into(
+                &samples,
+                Dealing::Games { starts: &starts },
+                &mut remembering(1),
+                Filter::default(),
+                &by_position,
+                4
+            )
+            .is_err()
+        );
+        let outcome =
+            label_into(&samples, Dealing::Positions, &mut labellers(1, None), Filter::default(), &by_position, 4)
+                .unwrap();
+        assert_eq!(outcome.resumed_from, 50);
     }
 
     #[test]

@@ -287,6 +287,50 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
 
 /// `--static-eval` labels each position with the embedded net's evaluation,
 /// no search: the score of every record is the net's, from White's view.
+/// `--keep-hash`: a game's positions labelled in order by one labeller that
+/// keeps its table between them and clears it before each game.
+#[test]
+fn pgn_keep_hash_labels_a_game_at_a_time_whatever_the_jobs() {
+    let dir_tmp = temp_dir("pgn-keep-hash");
+    let dir = dir_tmp.path().to_path_buf();
+    let pgn = dir.join("games.pgn");
+    // Three copies of one game: the table cleared before each, every copy's
+    // labels are the first's (left over from the copy before, they would not be).
+    let mut text = String::new();
+    for (i, result) in ["1-0", "0-1", "1/2-1/2"].iter().enumerate() {
+        text += &format!("[Event \"test {i}\"]\n[Result \"{result}\"]\n\n");
+        text += "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
+                 8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6 13. a4 Qb6 14. Qa3 Be6 ";
+        text += result;
+        text += "\n\n";
+    }
+    std::fs::write(&pgn, text).unwrap();
+    let p = |x: &Path| x.display().to_string();
+    let label = |jobs: &str, name: &str| {
+        let out = dir.join(name);
+        let args =
+            ["pgn", &p(&pgn), "-o", &p(&out), "--per-game", "all", "--depth", "6", "--keep-hash", "--jobs", jobs];
+        let stdout = String::from_utf8_lossy(&run(&args).stdout).to_string();
+        assert!(stdout.contains("24 positions, 3 games labelled now"), "{stdout}");
+        records(&out)
+    };
+    let one = label("1", "one.bin");
+    assert_eq!(one, label("2", "two.bin"), "the same labels whatever the jobs");
+    assert_eq!(one.len() % 3, 0, "{one:?}");
+    let score = |l: &String| l.split(" | ").nth(1).unwrap().to_string();
+    let per_copy: Vec<Vec<String>> = one.chunks(one.len() / 3).map(|c| c.iter().map(score).collect()).collect();
+    assert!(per_copy.iter().all(|c| *c == per_copy[0]), "{per_copy:?}");
+    // A list of positions has no games to keep a table within.
+    let fens = dir.join("list.epd");
+    std::fs::write(&fens, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 0.5\n").unwrap();
+    let out = Command::new(DATAGEN)
+        .args(["fens", &p(&fens), "-o", &p(&dir.join("list.bin")), "--depth", "4", "--keep-hash"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--keep-hash needs games"), "{out:?}");
+}
+
 #[test]
 fn pgn_static_labels_are_the_embedded_nets_evaluation() {
     let dir_tmp = temp_dir("static");
@@ -387,7 +431,7 @@ fn fen_lists_are_labelled_with_their_results() {
     let out = dir.join("out.bin");
     let stdout = run(&["fens", &p(&list), "-o", &p(&out), "--depth", "3", "--jobs", "2"]).stdout;
     // The last position is mate in one for black: a mate score, so it is dropped.
-    assert!(String::from_utf8_lossy(&stdout).contains("3 positions, 3 labelled now, 2 written"));
+    assert!(String::from_utf8_lossy(&stdout).contains("3 positions, 3 positions labelled now, 2 written"));
     let got = records(&out);
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(got[0].starts_with("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"));

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use tessera_datagen::fenlist::{self, MissingResult};
-use tessera_datagen::pipeline::Outcome;
+use tessera_datagen::pipeline::{Dealing, Outcome};
 
 use crate::{LabelArgs, label};
 
@@ -24,5 +24,5 @@ pub fn run(
         eprintln!();
         positions.extend(listed);
     }
-    label(&positions, &output, &labelling)
+    label(&positions, Dealing::Positions, &output, &labelling)
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use tessera_datagen::fenlist::Listed;
 use tessera_datagen::pgn::Sampled;
-use tessera_datagen::pipeline::Outcome;
+use tessera_datagen::pipeline::{Dealing, Outcome};
 
 use crate::{FirstCopies, LabelArgs, label};
 
@@ -50,12 +50,21 @@ pub fn labelled(
     unique: bool,
 ) -> Result<Outcome, String> {
     let mut samples = Vec::new();
+    // Where each game's samples begin, for a labeller that labels a game at a time.
+    let mut starts = Vec::new();
+    let mut last_game = None;
     each_sample(
         &inputs,
         seed,
         per_game,
         unique,
-        |s| samples.push(Listed { pos: s.pos, result: s.result }),
+        |s| {
+            if last_game != Some((s.game, s.identity)) {
+                last_game = Some((s.game, s.identity));
+                starts.push(samples.len());
+            }
+            samples.push(Listed { pos: s.pos, result: s.result })
+        },
         |input, games, repeated| {
             if unique {
                 eprintln!("{}: {games} games, {repeated} positions of games met before", input.display());
@@ -65,7 +74,7 @@ pub fn labelled(
         },
     )?;
     eprintln!("{} positions to label", samples.len());
-    label(&samples, &output, &labelling)
+    label(&samples, Dealing::Games { starts: &starts }, &output, &labelling)
 }
 
 /// Every sample of every input in order, where `unique` only those of a

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use tessera_data::formats::{Entry, Format};
 use tessera_datagen::book::load_book;
-use tessera_datagen::pipeline::{Outcome, produce_into};
+use tessera_datagen::pipeline::{Outcome, Unit, produce_into};
 use tessera_datagen::selfplay::play_game;
 
 use crate::{PlayArgs, Worker};
@@ -27,7 +27,7 @@ pub fn run(
     };
     let mut workers = (0..jobs).map(|_| play.worker()).collect::<Result<Vec<_>, _>>()?;
     let whole_games = matches!(Format::of_path(&output), Format::Binpack | Format::Viriformat);
-    let outcome = produce_into(games, &mut workers, &output, 1, |worker, i| {
+    let outcome = produce_into(games, Unit::Games, &mut workers, &output, 1, |worker, i| {
         let Worker { player, labeller } = worker;
         let game = play_game(seed, i as u64, &config, &book, player.as_mut(), labeller.as_deref_mut())?;
         // Binpack and viriformat store the whole game as moves (about a
