@@ -513,9 +513,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!((outcome.labelled, outcome.written, outcome.interrupted), (items, items, false));
-        let mut scores = Vec::new();
-        tessera_data::store::read_records(&output, |r| scores.push(r.score)).unwrap();
-        assert_eq!(scores, (0..items as i16).collect::<Vec<_>>(), "written in item order");
+        assert_eq!(scores(&output), (0..items as i16).collect::<Vec<_>>(), "written in item order");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

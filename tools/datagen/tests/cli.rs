@@ -216,21 +216,26 @@ fn per_game_samples_with_a_labeller_resume_to_the_same_records() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A real opening, 24 plies.
+const OPENING_24: &str = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
+                          8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6";
+
+/// Three games of the same `moves`, without names, won by White, by Black, drawn.
+fn three_copies(moves: &str) -> String {
+    let mut text = String::new();
+    for (i, result) in ["1-0", "0-1", "1/2-1/2"].iter().enumerate() {
+        text += &format!("[Event \"test {i}\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n");
+    }
+    text
+}
+
 #[test]
 fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     let dir_tmp = temp_dir("pgn");
     let dir = dir_tmp.path().to_path_buf();
     let pgn = dir.join("games.pgn");
     // Three copies of one real 24-ply opening, with different results.
-    let mut text = String::new();
-    for (i, result) in ["1-0", "0-1", "1/2-1/2"].iter().enumerate() {
-        text += &format!("[Event \"test {i}\"]\n[Result \"{result}\"]\n\n");
-        text += "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
-                 8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6 ";
-        text += result;
-        text += "\n\n";
-    }
-    std::fs::write(&pgn, text).unwrap();
+    std::fs::write(&pgn, three_copies(OPENING_24)).unwrap();
     let labelled = dir.join("labelled.bin");
     let p = |x: &Path| x.display().to_string();
     let out = run(&["pgn", &p(&pgn), "-o", &p(&labelled), "--depth", "4", "--jobs", "2"]);
@@ -285,8 +290,6 @@ fn pgn_sampling_labelling_pqr_convert_shuffle_and_stats() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `--static-eval` labels each position with the embedded net's evaluation,
-/// no search: the score of every record is the net's, from White's view.
 /// `--keep-hash`: a game's positions labelled in order by one labeller that
 /// keeps its table between them and clears it before each game.
 #[test]
@@ -296,15 +299,7 @@ fn pgn_keep_hash_labels_a_game_at_a_time_whatever_the_jobs() {
     let pgn = dir.join("games.pgn");
     // Three copies of one game: the table cleared before each, every copy's
     // labels are the first's (left over from the copy before, they would not be).
-    let mut text = String::new();
-    for (i, result) in ["1-0", "0-1", "1/2-1/2"].iter().enumerate() {
-        text += &format!("[Event \"test {i}\"]\n[Result \"{result}\"]\n\n");
-        text += "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+ \
-                 8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Nce7 11. O-O O-O 12. Rfe1 c6 13. a4 Qb6 14. Qa3 Be6 ";
-        text += result;
-        text += "\n\n";
-    }
-    std::fs::write(&pgn, text).unwrap();
+    std::fs::write(&pgn, three_copies(&format!("{OPENING_24} 13. a4 Qb6 14. Qa3 Be6"))).unwrap();
     let p = |x: &Path| x.display().to_string();
     let label = |jobs: &str, name: &str| {
         let out = dir.join(name);
@@ -331,6 +326,8 @@ fn pgn_keep_hash_labels_a_game_at_a_time_whatever_the_jobs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--keep-hash needs games"), "{out:?}");
 }
 
+/// `--static-eval` labels each position with the embedded net's evaluation,
+/// no search: the score of every record is the net's, from White's view.
 #[test]
 fn pgn_static_labels_are_the_embedded_nets_evaluation() {
     let dir_tmp = temp_dir("static");
