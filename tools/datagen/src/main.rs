@@ -467,14 +467,14 @@ fn label(positions: &[Listed], dealing: Dealing, output: &Path, args: &LabelArgs
     if args.jobs == 0 {
         return Err("--jobs must be positive".into());
     }
-    let clearing = match (args.keep_hash, dealing) {
-        (false, _) => Clearing::EveryPosition,
-        (true, Dealing::Games { .. }) => Clearing::EveryGame,
+    // Without --keep-hash each label stands alone, whatever the input's games.
+    let (clearing, dealing) = match (args.keep_hash, dealing) {
+        (false, _) => (Clearing::EveryPosition, Dealing::Positions),
+        (true, Dealing::Games { .. }) => (Clearing::EveryGame, dealing),
         (true, Dealing::Positions) => {
             return Err("--keep-hash needs games (the `pgn` command): a list of positions has none".into());
         }
     };
-    let dealing = if args.keep_hash { dealing } else { Dealing::Positions };
     let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
     for _ in 0..args.jobs {
         labellers.push(match &args.engine {
