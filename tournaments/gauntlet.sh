@@ -68,5 +68,5 @@ cat "${pgns[@]}" > "$all"
     echo
     echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/gauntlet.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
-mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
+publish_result "$name"
 cat "$RESULTS/$name.md"

@@ -352,6 +352,16 @@ median_depth() { # pgn
         awk '{ d[NR] = $1 } END { print NR ? d[int((NR + 1) / 2)] " (" NR " moves)" : "–" }'
 }
 
+# A result table is rewritten whole by every run of its script, but a reader's
+# notes below its "Command:" line (provenance, what the table means) are part of
+# the record: publish_result moves results/NAME.md.tmp into place and keeps the
+# old file's lines after its first "Command:" line (the table's own, which ends it).
+publish_result() { # NAME
+    local out=$RESULTS/$1.md
+    [ -f "$out" ] && awk 'kept { print } /^Command: `/ { kept = 1 }' "$out" >> "$out.tmp"
+    mv "$out.tmp" "$out"
+}
+
 # Games with a result in a PGN (0 when it does not exist).
 played() { if [ -f "$1" ]; then grep -c '^\[Result "[012/-]*"\]' "$1" || true; else echo 0; fi; }
 

@@ -69,5 +69,6 @@ fi
     common_rows "$tc"
     echo
     echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES OPTIONS_A OPTIONS_B)tournaments/match.sh $*\`"
-} > "$RESULTS/$name.md"
+} > "$RESULTS/$name.md.tmp"
+publish_result "$name"
 cat "$RESULTS/$name.md"

@@ -113,7 +113,8 @@ write_result() {
         ordo_table "$pgn" "$name_base"
         echo
         echo "Command: \`$(settings_used RUNNER PONDER ELO0 ELO1 ALPHA BETA MAX_GAMES BOOK BOOK_PLIES CONCURRENCY CHUNK)tournaments/sprt.sh $args\`"
-    } > "$RESULTS/$name.md"
+    } > "$RESULTS/$name.md.tmp"
+    publish_result "$name"
 }
 
 touch "$pgn"

@@ -117,5 +117,5 @@ score_of() { # pgn player -> "wins–losses–draws (score%)"
     echo
     echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/strength.sh $args\`"
 } > "$RESULTS/$name.md.tmp"
-mv "$RESULTS/$name.md.tmp" "$RESULTS/$name.md"
+publish_result "$name"
 cat "$RESULTS/$name.md"

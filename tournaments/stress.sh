@@ -92,5 +92,6 @@ seconds=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/$name.seconds" 2>/dev/nul
         option_args+="-o $value "
     done
     echo "Command: \`$(settings_used RUNNER PONDER BOOK BOOK_PLIES CONCURRENCY)tournaments/stress.sh $option_args$*\`"
-} >"$RESULTS/$name.md"
+} > "$RESULTS/$name.md.tmp"
+publish_result "$name"
 cat "$RESULTS/$name.md"

@@ -619,6 +619,23 @@ def test_a_gauntlet_goes_on_on_another_machine_from_its_committed_state(tmp_path
     assert (tmp_path / "work" / "g" / "vs-b.pgn").read_text().count("[Result ") == 6
 
 
+def test_a_rerun_rewrites_the_table_and_keeps_the_notes_below_its_command(tmp_path):
+    env = {**fake_cutechess_env(tmp_path), "FAKE_ROUNDS": "1 1"}
+    args = [str(T / "gauntlet.sh"), "g", "nodes=100", "2", "a=/bin/true", "b=/bin/true"]
+    assert run(args, env_extra=env).returncode == 0
+    table = tmp_path / "results" / "g.md"
+    note = "\nEach opponent is a branch; its `Command: x` remakes it.\n"
+    table.write_text(table.read_text() + note)
+    out = run([*args[:3], "4", *args[4:]], env_extra=env)
+    assert out.returncode == 0, out.stderr
+    text = table.read_text()
+    assert re.search(r"^\| games \| 4\b", text, re.M), text
+    assert text.count("Command: `") == 1 and text.endswith(note), text
+    # A third run keeps the same note once.
+    assert run([*args[:3], "4", *args[4:]], env_extra=env).returncode == 0
+    assert table.read_text() == text
+
+
 def test_the_sprt_statistic_pairs_games_by_event_and_round():
     sys.path.insert(0, str(T))
     import sprt_stat
