@@ -98,6 +98,22 @@ enum Command {
         #[arg(long, value_enum, default_value_t = MissingResult::Refuse)]
         missing_result: MissingResult,
     },
+    /// Scores the positions of training-data files again with a search, each
+    /// keeping its result (any format `convert` reads, by name or --from);
+    /// appends the kept ones to OUTPUT. A file written a game at a time with
+    /// move numbers (binpacks, viriformat, text) is dealt a game at a time,
+    /// which --keep-hash needs. Rerun the same command after a kill to go on.
+    Relabel {
+        #[arg(required = true, num_args = 1..)]
+        inputs: Vec<PathBuf>,
+        #[arg(long, short)]
+        output: PathBuf,
+        /// The inputs' format, whatever their names say.
+        #[arg(long)]
+        from: Option<Format>,
+        #[command(flatten)]
+        labelling: LabelArgs,
+    },
     /// Shuffles the records of the inputs into OUTPUT (in memory).
     Shuffle {
         #[arg(required = true, num_args = 1..)]
@@ -417,7 +433,7 @@ fn read_filtered(
     })
 }
 
-/// How positions are labelled and which are kept (`pgn` and `fens`).
+/// How positions are labelled and which are kept (`pgn`, `fens` and `relabel`).
 #[derive(clap::Args, Debug)]
 struct LabelArgs {
     /// A UCI engine to label with (e.g. /usr/games/stockfish); default:
@@ -439,8 +455,8 @@ struct LabelArgs {
     #[arg(long, default_value_t = 1)]
     jobs: usize,
     /// The labeller keeps its table between the positions of a game, labelled
-    /// in order, and clears it before each game (`pgn` only; default: before
-    /// every position). With Stockfish at depth 7 about 1.6 times the labels
+    /// in order, and clears it before each game (`pgn` and `relabel` only;
+    /// default: before every position). With Stockfish at depth 7 about 1.6 times the labels
     /// a CPU-hour, each closer to a deeper search's; the same output whatever
     /// the number of jobs.
     #[arg(long, conflicts_with = "static_eval")]
@@ -472,7 +488,9 @@ fn label(positions: &[Listed], dealing: Dealing, output: &Path, args: &LabelArgs
         (false, _) => (Clearing::EveryPosition, Dealing::Positions),
         (true, Dealing::Games { .. }) => (Clearing::EveryGame, dealing),
         (true, Dealing::Positions) => {
-            return Err("--keep-hash needs games (the `pgn` command): a list of positions has none".into());
+            return Err(
+                "--keep-hash needs games (the `pgn` and `relabel` commands): a list of positions has none".into()
+            );
         }
     };
     let mut labellers: Vec<Box<dyn Labeller>> = Vec::new();
@@ -534,6 +552,7 @@ fn run(args: Args) -> Result<Outcome, String> {
         Command::Fens { inputs, output, labelling, missing_result } => {
             commands::fens::run(inputs, output, labelling, missing_result)
         }
+        Command::Relabel { inputs, output, from, labelling } => commands::relabel::run(inputs, output, from, labelling),
         Command::Selfplay { output, games, nodes, jobs, seed, play } => {
             commands::selfplay::run(output, games, nodes, jobs, seed, play)
         }

@@ -326,6 +326,59 @@ fn pgn_keep_hash_labels_a_game_at_a_time_whatever_the_jobs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--keep-hash needs games"), "{out:?}");
 }
 
+/// `relabel`: a self-play binpack's games scored again a game at a time; given
+/// twice, the second copy's labels are the first's (the table cleared between
+/// games), whatever the jobs, and every position keeps its game's result.
+#[test]
+fn relabel_scores_a_binpack_again_a_game_at_a_time() {
+    let dir_tmp = temp_dir("relabel");
+    let dir = dir_tmp.path().to_path_buf();
+    let p = |x: &Path| x.display().to_string();
+    let games = dir.join("games.binpack");
+    run(&["selfplay", "-o", &p(&games), "--games", "3", "--nodes", "300", "--jobs", "2", "--seed", "7"]);
+    let played = records(&games);
+    let label = |copies: usize, jobs: &str, name: &str| {
+        let out = dir.join(name);
+        let mut args = vec!["relabel".to_string()];
+        args.extend(std::iter::repeat_n(p(&games), copies));
+        args.extend(["-o", &p(&out), "--depth", "5", "--keep-hash", "--jobs", jobs].map(String::from));
+        let result = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let stdout = String::from_utf8_lossy(&result.stdout).to_string();
+        let expected = format!("{} positions, {} games labelled now", copies * played.len(), 3 * copies);
+        assert!(stdout.contains(&expected), "{stdout}");
+        assert!(String::from_utf8_lossy(&result.stderr).contains("positions in 3 games"), "{result:?}");
+        records(&out)
+    };
+    let once = label(1, "1", "once.bin");
+    let twice = label(2, "1", "twice.bin");
+    assert_eq!(twice, [once.clone(), once.clone()].concat(), "each copy labelled from a cleared table");
+    assert_eq!(twice, label(2, "2", "twice-2.bin"), "the same labels whatever the jobs");
+    // Each record is one of the games' positions, in order, with its result
+    // (mate scores are left out), and the scores are the new search's.
+    // (A `.bin` record keeps no move numbers: positions compare without them.)
+    let fields = |l: &String| {
+        let mut f: Vec<String> = l.split(" | ").map(str::to_string).collect();
+        f[0] = f[0].split(' ').take(4).collect::<Vec<_>>().join(" ");
+        f
+    };
+    let mut rest = played.iter().map(fields);
+    for record in once.iter().map(fields) {
+        assert!(rest.any(|old| (&old[0], &old[2]) == (&record[0], &record[2])), "{record:?} not in order");
+    }
+    assert!(once.len() > played.len() * 9 / 10, "{} of {}", once.len(), played.len());
+    let moved = once.iter().map(fields).filter(|r| played.iter().map(fields).any(|o| o[0] == r[0] && o[1] != r[1]));
+    assert!(moved.count() > once.len() / 2, "scores from the new search");
+    // The output must not overwrite an input.
+    let bad = Command::new(DATAGEN).args(["relabel", &p(&games), "-o", &p(&games), "--depth", "2"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("must not be one of the inputs"));
+    // Records keep no move numbers, so no games to keep a table within.
+    let bad = Command::new(DATAGEN)
+        .args(["relabel", &p(&dir.join("once.bin")), "-o", &p(&dir.join("x.bin")), "--depth", "2", "--keep-hash"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("keep no move numbers"), "{bad:?}");
+}
+
 /// `--static-eval` labels each position with the embedded net's evaluation,
 /// no search: the score of every record is the net's, from White's view.
 #[test]

@@ -5,6 +5,7 @@ pub mod convert;
 pub mod fens;
 pub mod openings;
 pub mod pgn;
+pub mod relabel;
 pub mod selfplay;
 pub mod shuffle;
 pub mod stats;
