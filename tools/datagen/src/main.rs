@@ -101,7 +101,7 @@ enum Command {
     /// Scores the positions of training-data files again with a search, each
     /// keeping its result (any format `convert` reads, by name or --from);
     /// appends the kept ones to OUTPUT. A file written a game at a time with
-    /// move numbers (binpacks, viriformat, text) is dealt a game at a time,
+    /// its move numbers (binpacks, viriformat) is dealt a game at a time,
     /// which --keep-hash needs. Rerun the same command after a kill to go on.
     Relabel {
         #[arg(required = true, num_args = 1..)]

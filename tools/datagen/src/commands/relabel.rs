@@ -1,6 +1,6 @@
 //! `relabel`: the positions of training-data files scored again by a search,
 //! each keeping its game's result. Files written a game at a time with move
-//! numbers (binpacks, viriformat, text) hold each game's positions in order,
+//! numbers (binpacks, viriformat) hold each game's positions in order,
 //! so a labeller that keeps its table within a game (`--keep-hash`) can be
 //! dealt whole games, as `pgn` deals them.
 
