@@ -433,6 +433,15 @@ fn read_filtered(
     })
 }
 
+/// Refuses an output that is one of the inputs: writing it would destroy what
+/// is being read (`convert`, `relabel`, `shuffle`).
+fn output_apart(inputs: &[PathBuf], output: &Path) -> Result<(), String> {
+    if inputs.iter().any(|i| i == output) {
+        return Err("the output must not be one of the inputs".into());
+    }
+    Ok(())
+}
+
 /// How positions are labelled and which are kept (`pgn`, `fens` and `relabel`).
 #[derive(clap::Args, Debug)]
 struct LabelArgs {

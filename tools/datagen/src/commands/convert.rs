@@ -6,7 +6,7 @@ use tessera_data::filter::FilterCounts;
 use tessera_data::formats::{self, Format};
 use tessera_datagen::pipeline::Outcome;
 
-use crate::{FilterArgs, read_filtered, report};
+use crate::{FilterArgs, output_apart, read_filtered, report};
 
 pub fn run(
     inputs: Vec<PathBuf>,
@@ -15,9 +15,7 @@ pub fn run(
     to: Option<Format>,
     filter: FilterArgs,
 ) -> Result<Outcome, String> {
-    if inputs.iter().any(|i| i == &output) {
-        return Err("the output must not be one of the inputs".into());
-    }
+    output_apart(&inputs, &output)?;
     let to = to.unwrap_or_else(|| Format::of_path(&output));
     let mut writer = formats::create(&output, to)?;
     let mut counts = FilterCounts::default();

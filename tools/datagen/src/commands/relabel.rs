@@ -11,7 +11,7 @@ use tessera_data::formats::{self, Format};
 use tessera_datagen::fenlist::Listed;
 use tessera_datagen::pipeline::{Dealing, Outcome};
 
-use crate::{LabelArgs, label};
+use crate::{LabelArgs, label, output_apart};
 
 pub fn run(
     inputs: Vec<PathBuf>,
@@ -19,9 +19,7 @@ pub fn run(
     from: Option<Format>,
     labelling: LabelArgs,
 ) -> Result<Outcome, String> {
-    if inputs.iter().any(|i| i == &output) {
-        return Err("the output must not be one of the inputs".into());
-    }
+    output_apart(&inputs, &output)?;
     let format = |input: &PathBuf| from.unwrap_or_else(|| Format::of_path(input));
     if labelling.keep_hash
         && let Some(records) = inputs.iter().find(|i| format(i) == Format::Record)

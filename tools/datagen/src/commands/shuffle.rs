@@ -5,12 +5,10 @@ use std::path::PathBuf;
 use tessera_data::store::{RecordWriter, read_records};
 use tessera_datagen::pipeline::Outcome;
 
-use crate::report;
+use crate::{output_apart, report};
 
 pub fn run(inputs: Vec<PathBuf>, output: PathBuf, seed: u64) -> Result<Outcome, String> {
-    if inputs.iter().any(|i| i == &output) {
-        return Err("the output must not be one of the inputs".into());
-    }
+    output_apart(&inputs, &output)?;
     if output.exists() {
         return Err(format!("{} exists: choose a new output", output.display()));
     }
